@@ -1,0 +1,246 @@
+"""ONE PettingZoo ``AECEnv`` over any :class:`~baralho.core.game.Game`.
+
+Every baralho env is this class bound to a game; the env modules only name the
+game, its config and its docstring. What it guarantees, for every game:
+
+* agents ``player_0 … player_{n-1}``; seat ``i`` is ``player_i``;
+* ``observation_space(agent)`` is one cached
+  ``Dict({"observation": Box(float32), "action_mask": Box(0, 1, (A,), int8)})``;
+  ``observe(agent)["action_mask"]`` is the legal mask for the acting agent and
+  all zeros for every other agent (they have no move now); the mask array is
+  read-only and shared until the next step;
+* rewards are produced by the game (at the end, and at round ends where the
+  game has rounds) and accumulated the PettingZoo way (``rewards`` holds the
+  last step's, ``last()`` returns the sum since the agent last acted);
+* when the game ends every agent is terminated and removed by dead steps
+  (``step(None)``), as in PettingZoo's classic envs;
+* ``reset(seed)`` drives one ``np.random.Generator`` and nothing else;
+  ``reset()`` without a seed continues that generator;
+* an illegal action raises ``ValueError`` naming the agent, the action and the
+  legal ones, and leaves the state unchanged; with
+  ``illegal_action="penalize"`` it ends the game instead, the offender
+  receiving ``illegal_reward`` and ``infos[agent]["illegal_action"]``;
+* ``render_mode`` ``"ansi"`` (returns text) or ``"human"`` (prints it) from
+  ``render_view``: ``"current"`` (the acting player's view), ``"omniscient"``,
+  or a seat index;
+* ``env.unwrapped.game`` and ``env.unwrapped.state`` for search agents and tools.
+
+``env()`` returns this env without PettingZoo's wrapper chain: the checks those
+wrappers make (order of calls, action bounds, illegal moves) are done here once
+per step. ``TerminateIllegalWrapper`` alone calls ``observe`` on every step to
+read the mask; benchmarks/throughput.py measures the chain's cost.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from baralho.core.config import ConfigError
+from baralho.core.game import Game
+
+RENDER_MODES = ("ansi", "human")
+ILLEGAL_MODES = ("raise", "penalize")
+
+
+class BaralhoEnv(AECEnv):
+    """The generic AEC adapter. Subclasses (one per game) only build the game."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "baralho",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, game: Game, render_mode: str | None = None,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 render_view: str | int = "current") -> None:
+        super().__init__()
+        name = game.env_id
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"{name}: render_mode={render_mode!r} must be one of "
+                              f"{self.metadata['render_modes']} or None")
+        if illegal_action not in ILLEGAL_MODES:
+            raise ConfigError(f"{name}: illegal_action={illegal_action!r} must be one of {list(ILLEGAL_MODES)}")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
+            raise ConfigError(f"{name}: illegal_reward={illegal_reward!r} must be a number")
+        if not (render_view in ("current", "omniscient") or (
+                isinstance(render_view, int) and not isinstance(render_view, bool)
+                and 0 <= render_view < game.num_players)):
+            raise ConfigError(f"{name}: render_view={render_view!r} must be 'current', 'omniscient' "
+                              f"or a seat in 0..{game.num_players - 1}")
+        self.game = game
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_view = render_view
+
+        n, num_actions = game.num_players, game.num_actions
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": game.obs_layout.box(),
+            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+        })
+        act_space = spaces.Discrete(num_actions)
+        # One object per env, returned for every agent (api_test checks identity).
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._no_moves = np.zeros(num_actions, np.int8)
+        self._no_moves.flags.writeable = False
+        self._rng = np.random.default_rng()
+        self.state = None  # shadows AECEnv.state(): baralho envs have no global-state space
+        self.agents = []
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``options`` is accepted for the API and unused."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.state = self.game.new_state(self._rng)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._rewards_dirty = False
+        self._skip_agent_selection = None
+        self._acting = self.game.current_player(self.state)
+        self._mask = None
+        self.agent_selection = self.possible_agents[self._acting]
+        if self.render_mode == "human":
+            self.render()
+
+    # ----------------------------------------------------------------- observe
+    def _legal(self) -> np.ndarray:
+        mask = self._mask
+        if mask is None:
+            mask = self.game.legal_mask(self.state)
+            mask.flags.writeable = False
+            self._mask = mask
+        return mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.state is None:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before observe()")
+        seat = self._seat[agent]
+        mask = self._legal() if seat == self._acting else self._no_moves
+        return {"observation": self.game.observe(self.state, seat), "action_mask": mask}
+
+    # -------------------------------------------------------------------- step
+    def step(self, action: Any) -> None:
+        if self.state is None:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = self._as_action(action, agent)
+        mask = self._legal()
+        if not mask[a]:
+            if self.illegal_action == "raise":
+                raise ValueError(self._illegal_message(a, agent, mask))
+            self._penalize(a, agent)
+            return
+
+        self._cumulative_rewards[agent] = 0.0
+        r = self.game.apply(self.state, a)
+        self._mask = None
+        if r is not None or self._rewards_dirty:
+            self._set_rewards(r)
+        if self.game.is_over(self.state):
+            self._acting = -1
+            for ag in self.agents:
+                self.terminations[ag] = True
+        else:
+            self._acting = self.game.current_player(self.state)
+            self.agent_selection = self.possible_agents[self._acting]
+        if self.render_mode == "human":
+            self.render()
+
+    def _set_rewards(self, r) -> None:
+        rewards, cum = self.rewards, self._cumulative_rewards
+        if r is None:
+            for ag in rewards:
+                rewards[ag] = 0.0
+        else:
+            for i, ag in enumerate(self.possible_agents):
+                rewards[ag] = x = float(r[i])
+                cum[ag] += x
+        self._rewards_dirty = r is not None
+
+    def _as_action(self, action: Any, agent: str) -> int:
+        name = self.game.env_id
+        if action is None:
+            raise ValueError(f"{name}: {agent} is not done; step(None) is only for terminated agents")
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"{name}: action {action!r} for {agent} must be an integer, not a bool")
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"{name}: action {action!r} for {agent} must be an integer "
+                             f"in 0..{self.game.num_actions - 1}") from None
+        if not 0 <= a < self.game.num_actions:
+            raise ValueError(f"{name}: action {a} for {agent} is outside the action space "
+                             f"0..{self.game.num_actions - 1}")
+        return a
+
+    def _illegal_message(self, a: int, agent: str, mask: np.ndarray) -> str:
+        game, state = self.game, self.state
+        legal = np.flatnonzero(mask)
+        shown = ", ".join(f"{b} ({game.describe_action(state, int(b))})" for b in legal[:24])
+        more = f", … {len(legal) - 24} more" if len(legal) > 24 else ""
+        return (f"{game.env_id}: illegal action {a} ({game.describe_action(state, a)}) for {agent}; "
+                f"legal actions: {shown}{more}")
+
+    def _penalize(self, a: int, agent: str) -> None:
+        """illegal_action='penalize': end the game, the offender pays."""
+        self._cumulative_rewards[agent] = 0.0
+        for ag in self.agents:
+            self.rewards[ag] = 0.0
+            self.terminations[ag] = True
+        self.rewards[agent] = self.illegal_reward
+        self._cumulative_rewards[agent] += self.illegal_reward
+        self._rewards_dirty = True
+        self.infos[agent] = {"illegal_action": a}
+        self._acting = -1
+        self._mask = None
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.state is None:
+            text = f"{self.game.env_id}: not reset"
+        else:
+            view = self.render_view
+            if view == "current":
+                view = self._acting if self._acting >= 0 else None
+            elif view == "omniscient":
+                view = None
+            text = self.game.render_text(self.state, view)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def __str__(self) -> str:
+        return self.game.env_id

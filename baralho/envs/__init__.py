@@ -1,0 +1,33 @@
+"""The env registry: ``ENV_IDS`` and ``make(env_id, **config)``."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from types import ModuleType
+
+from baralho.core.config import ConfigError
+
+# env id -> PettingZoo-style module exposing env(), raw_env, Config, TEST_CONFIGS
+_MODULES: dict[str, str] = {
+    "rodizio_v0": "baralho.envs.rodizio_v0",
+}
+ENV_IDS: tuple[str, ...] = tuple(_MODULES)
+
+
+def env_module(env_id: str) -> ModuleType:
+    if env_id not in _MODULES:
+        close = difflib.get_close_matches(str(env_id), ENV_IDS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"unknown env id {env_id!r}{hint}; known ids: {list(ENV_IDS)}")
+    return importlib.import_module(_MODULES[env_id])
+
+
+def make(env_id: str, **kwargs):
+    """Build the env ``env_id``: ``make("rodizio_v0", num_players=3, spicy=True)``.
+
+    Keyword arguments are the game's config keys (``num_players`` for every
+    game) and the adapter's options (``render_mode``, ``illegal_action``,
+    ``illegal_reward``, ``render_view``). Unknown keys raise ``ConfigError``.
+    """
+    return env_module(env_id).env(**kwargs)
