@@ -374,7 +374,8 @@ class RodizioGame:
     def resample_hidden(self, s: RodizioState, player: int, rng: np.random.Generator) -> RodizioState:
         t = s.copy()
         piles = self._hidden_pool(s, player)
-        pool = t.plates + [c for w in piles for c in t.eaten[w]]
+        # sorted first, so the draw depends only on what ``player`` knows
+        pool = sorted(t.plates + [c for w in piles for c in t.eaten[w]])
         pool = [pool[i] for i in rng.permutation(len(pool))]
         t.plates, pos = pool[:3], 3
         for w in piles:
