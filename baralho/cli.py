@@ -95,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timesteps", type=int, default=None, help="default: per game (training/train.py)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--n-envs", dest="n_envs", type=int, default=None, help="parallel envs (default 2)")
+    p.add_argument("--vec", choices=["subproc", "dummy"], default=None,
+                   help="SubprocVecEnv (default) or DummyVecEnv (cheap envs: the policy is the bottleneck)")
     p.add_argument("--eval-every", dest="eval_every", type=int, default=None)
     p.add_argument("--eval-games", dest="eval_games", type=int, default=None)
     p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None)
