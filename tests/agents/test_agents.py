@@ -33,7 +33,7 @@ def test_agents_follow_the_protocol_and_the_mask(spec):
             env.step(a)
 
 
-@pytest.mark.parametrize("spec", ["randm", "ismcts:abc", "ismcts:0", "heuristic:3", "ppo:"])
+@pytest.mark.parametrize("spec", ["randm", "ismcts:abc", "ismcts:0", "heuristic:3", "ppo:/no/such/model.zip"])
 def test_bad_agent_specs_are_refused(spec):
     with pytest.raises(ValueError):
         make_agent(spec, "rodizio_v0")
