@@ -1,0 +1,120 @@
+"""Chuche's observation: the layout, the seat rotation and the reference builder.
+
+The public part of the observation is kept *incrementally* in ``state.pub``
+(absolute seats) by the rules' mutators; an observation is that vector rotated
+to the observer (one fancy index) plus the observer's own hand. ``public_vector``
+rebuilds ``pub`` from scratch: ``check_invariants`` compares the two, so the
+incremental bookkeeping is fuzzed by the conformance suite.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from baralho.core.spaces import ObsLayout
+from baralho.envs.chuche.cards import (
+    BACK_VALUES, CHUCHE_COUNTS, COLOUR, FRONT, KIND, NUM_CHUCHE, NUM_COLOURS, NUM_KINDS,
+    POINTS, SCORE_KIND, chuche_points,
+)
+
+PHASES = ("turn", "capture", "bloqueio window", "roubar: escudo?", "bomba")
+MAIN, CAPTURE, BLOQ_WINDOW, ROUBAR_WINDOW, BOMBA_ROUND = range(5)
+CARD_ROW = 6 + 6 + len(BACK_VALUES)       # colour one-hot, front one-hot, back one-hot
+ROUND_POINTS_HIGH = 200                   # > every card and Chuche card to one player
+# Fields holding one row per seat: rotated so that the observer is row 0.
+PER_SEAT = ("blocked", "turn_player", "hand_size", "hand_backs", "chuche_held",
+            "chuche_won", "captured", "round_points", "scores")
+
+
+def build_layout(n: int, num_cards: int, max_rounds: int) -> ObsLayout:
+    L = ObsLayout()
+    L.add("hand", (3, CARD_ROW), doc="own hand by slot: colour (6), front 1-6 (6), back 6-10 (5), one-hot")
+    L.add("capture_card", CARD_ROW, doc="the hand card of the capture being built (shown face up)")
+    L.add("capture_selected", NUM_KINDS, high=2, doc="table cards added to that capture, by kind")
+    L.add("capture_sum", 1, high=11, doc="hand card + added table cards")
+    L.add("table", NUM_KINDS, high=2, doc="unblocked table cards by kind (colour*6 + front-1)")
+    L.add("blocked", (n, NUM_KINDS), high=2, doc="table cards reserved by each seat, by kind")
+    L.add("target", len(BACK_VALUES), doc="target total 6-10, one-hot (7 once the stock is empty)")
+    L.add("stock_size", 1, high=num_cards, doc="cards left in the stock")
+    L.add("colours", NUM_COLOURS, doc="colours in this deck")
+    L.add("gone", NUM_KINDS, high=2, doc="cards captured this round (by anyone), by kind")
+    L.add("phase", len(PHASES), doc="one-hot: " + ", ".join(PHASES))
+    L.add("chuche_played", 1, doc="the turn player has used their one Chuche card this turn")
+    L.add("chuche_deck", 1, high=NUM_CHUCHE, doc="Chuche cards left to win")
+    L.add("turn_player", n, doc="whose turn it is (one-hot by seat)")
+    L.add("hand_size", n, high=3, doc="cards in each hand")
+    L.add("hand_backs", (n, len(BACK_VALUES)), high=3, doc="public backs of each hand, counts of 6..10")
+    L.add("chuche_held", (n, len(CHUCHE_COUNTS)), high=max(CHUCHE_COUNTS),
+          doc="unused Chuche cards (face up): Coringa, Roubar, Bomba, Bloqueio, Escudo")
+    L.add("chuche_won", n, high=NUM_CHUCHE, doc="Chuche cards won this round (used or not)")
+    L.add("captured", (n, 4), high=num_cards, doc="captured cards: red 5, other 5s, other reds, the rest")
+    L.add("round_points", n, high=ROUND_POINTS_HIGH, doc="points of this round so far")
+    L.add("scores", n, high=ROUND_POINTS_HIGH * max_rounds, doc="match totals of the finished rounds")
+    L.add("rounds_played", 1, high=max_rounds, doc="finished rounds")
+    return L.freeze()
+
+
+def rotations(layout: ObsLayout, n: int) -> list[np.ndarray]:
+    """Index arrays: ``pub[rot[p]]`` is ``pub`` with seat p's rows first."""
+    out = []
+    for p in range(n):
+        idx = np.arange(layout.size)
+        for name in PER_SEAT:
+            f = layout.fields[name]
+            w = (f.stop - f.start) // n
+            for j in range(n):
+                src = f.start + ((p + j) % n) * w
+                idx[f.start + j * w:f.start + (j + 1) * w] = np.arange(src, src + w)
+        out.append(idx)
+    return out
+
+
+def card_rows(back: list[int]) -> np.ndarray:
+    """One observation row per card id (hand slots), from this match's backs."""
+    rows = np.zeros((len(back), CARD_ROW), np.float32)
+    for c, b in enumerate(back):
+        rows[c, COLOUR[c]] = 1
+        rows[c, 6 + FRONT[c] - 1] = 1
+        if b:
+            rows[c, 12 + b - 6] = 1
+    return rows
+
+
+def public_vector(game, s) -> np.ndarray:
+    """The public part of the observation (absolute seats), built from scratch."""
+    L, n = game.obs_layout, game.num_players
+    v = L.zeros()
+    f = L.decode(v)
+    if s.cap_card >= 0:
+        f["capture_card"][:] = s.rows[s.cap_card]
+        for c in s.cap_sel:
+            f["capture_selected"][KIND[c]] += 1
+        f["capture_sum"][0] = s.cap_sum
+    for c in s.table:
+        if s.owner[c] < 0:
+            f["table"][KIND[c]] += 1
+        else:
+            f["blocked"][s.owner[c], KIND[c]] += 1
+    f["target"][game.target(s) - 6] = 1
+    f["stock_size"][0] = len(s.stock)
+    f["colours"][list(s.colours)] = 1
+    f["phase"][s.phase] = 1
+    f["chuche_played"][0] = s.chuche_played
+    f["chuche_deck"][0] = len(s.chuche_deck)
+    f["turn_player"][s.turn] = 1
+    for p in range(n):
+        f["hand_size"][p] = len(s.hands[p])
+        for c in s.hands[p]:
+            f["hand_backs"][p, s.back[c] - 6] += 1
+        f["chuche_held"][p] = s.held[p]
+        won = sum(s.held[p]) + sum(s.used[p])
+        f["chuche_won"][p] = won
+        pts = chuche_points(won)
+        for c in s.piles[p]:
+            f["captured"][p, SCORE_KIND[c]] += 1
+            f["gone"][KIND[c]] += 1
+            pts += POINTS[c]
+        f["round_points"][p] = pts
+        f["scores"][p] = s.scores[p]
+    f["rounds_played"][0] = s.rounds_played
+    return v
