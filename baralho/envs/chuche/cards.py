@@ -8,7 +8,7 @@ cards of one kind differ only by their back, which nobody sees on the table.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _DATA = json.loads(Path(__file__).with_name("deck.json").read_text(encoding="utf-8"))
@@ -72,7 +72,7 @@ def colours_in_play(extra: tuple[int, ...]) -> tuple[int, ...]:
     return (RED, *sorted(extra))
 
 
-@lru_cache(maxsize=None)
+@cache
 def reachable(counts: tuple[int, ...]) -> int:
     """Bitmask of the sums <= MAX_SUM reachable by a sub-multiset of table values.
 

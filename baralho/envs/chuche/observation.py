@@ -13,8 +13,17 @@ import numpy as np
 
 from baralho.core.spaces import ObsLayout
 from baralho.envs.chuche.cards import (
-    BACK_VALUES, CHUCHE_COUNTS, COLOUR, FRONT, KIND, NUM_CHUCHE, NUM_COLOURS, NUM_KINDS,
-    POINTS, SCORE_KIND, chuche_points,
+    BACK_VALUES,
+    CHUCHE_COUNTS,
+    COLOUR,
+    FRONT,
+    KIND,
+    NUM_CHUCHE,
+    NUM_COLOURS,
+    NUM_KINDS,
+    POINTS,
+    SCORE_KIND,
+    chuche_points,
 )
 
 PHASES = ("turn", "capture", "bloqueio window", "roubar: escudo?", "bomba")

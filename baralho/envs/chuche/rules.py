@@ -11,6 +11,7 @@ Bomba, a Bloqueio after cards reached the table), so the AEC adapter moves
 
 from __future__ import annotations
 
+from array import array
 from bisect import insort
 from dataclasses import dataclass
 from typing import Literal
@@ -20,24 +21,59 @@ import numpy as np
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.chuche import views
 from baralho.envs.chuche.actions import (
-    A_ADD, A_BLOCK, A_BOMBA, A_CAPTURE, A_COMMIT, A_COMMIT_CORINGA, A_ESCUDO, A_PASS, A_PLACE,
-    A_ROUBAR, A_UNBLOCK, NUM_ACTIONS,
+    A_ADD,
+    A_BLOCK,
+    A_BOMBA,
+    A_CAPTURE,
+    A_COMMIT,
+    A_COMMIT_CORINGA,
+    A_ESCUDO,
+    A_PASS,
+    A_PLACE,
+    A_ROUBAR,
+    A_UNBLOCK,
+    NUM_ACTIONS,
 )
 from baralho.envs.chuche.cards import (
-    BACKS_PER_COLOUR, BLOQUEIO, BOMBA, CHUCHE_COUNTS, CORINGA, ESCUDO, EXTRA_COLOURS, FRONT,
-    GOALS, KIND, KIND_FRONT, LAST_TARGET, MAX_SUM, NUM_CHUCHE, NUM_COLOURS, NUM_KINDS, PER_COLOUR,
-    POINTS, ROUBAR, SCORE_KIND, chuche_points, reachable,
+    BACKS_PER_COLOUR,
+    BLOQUEIO,
+    BOMBA,
+    CHUCHE_COUNTS,
+    CORINGA,
+    ESCUDO,
+    EXTRA_COLOURS,
+    FRONT,
+    GOALS,
+    KIND,
+    LAST_TARGET,
+    NUM_CHUCHE,
+    NUM_COLOURS,
+    NUM_KINDS,
+    PER_COLOUR,
+    POINTS,
+    ROUBAR,
+    SCORE_KIND,
+    chuche_points,
 )
 from baralho.envs.chuche.observation import (
-    BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, CARD_ROW, MAIN, ROUBAR_WINDOW, build_layout, card_rows,
-    public_vector, rotations,
+    BLOQ_WINDOW,
+    BOMBA_ROUND,
+    CAPTURE,
+    CARD_ROW,
+    MAIN,
+    ROUBAR_WINDOW,
+    build_layout,
+    card_rows,
+    public_vector,
+    rotations,
 )
 
 ENV_ID = "chuche_v0"
 
 # Continuations after a Bloqueio window.
 CONT_MAIN, CONT_END = 0, 1
-_CAP = tuple(MAX_SUM // v for v in range(1, 7))   # copies of a value that can matter in a sum
+_ZERO5 = array('f', [0.0] * 5)
+_ONES = b'\x01\x01\x01'
 
 
 @dataclass(frozen=True)
@@ -90,9 +126,10 @@ class ChucheState:
     over: bool
     rets: list[float]
     rng: np.random.Generator           # hidden: Roubar's random card and later deals
-    pub: np.ndarray                    # public observation part, absolute seats
+    nfree: int                         # unblocked table cards
+    pub: array                         # public observation part (float32), absolute seats
 
-    def copy(self) -> "ChucheState":
+    def copy(self) -> ChucheState:
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state
         return ChucheState(
@@ -103,7 +140,7 @@ class ChucheState:
             self.turn, self.actor, self.phase, self.chuche_played, self.cap_card,
             self.cap_sel[:], self.cap_sum, self.queue[:], self.cont, self.bomba_hits,
             self.scores[:], self.rounds_played, self.decisions, self.round_decisions,
-            self.over, self.rets[:], rng, self.pub.copy())
+            self.over, self.rets[:], rng, self.nfree, self.pub[:])
 
 
 class ChucheGame:
@@ -149,7 +186,7 @@ class ChucheGame:
             [[0] * 5 for _ in range(n)], [[0] * 5 for _ in range(n)],
             0, 0, MAIN, False, -1, [], 0, [], CONT_MAIN, 0,
             [0] * n, 0, 0, 0, False, [0.0] * n,
-            np.random.default_rng(int(rng.integers(2**63))), self.obs_layout.zeros())
+            np.random.default_rng(int(rng.integers(2**63))), 0, array('f'))
         self._deal(s)
         return s
 
@@ -171,7 +208,8 @@ class ChucheGame:
         s.round_decisions = 0
         s.turn = s.actor = s.rounds_played % n       # the first seat rotates each round
         s.phase, s.chuche_played = MAIN, False
-        s.pub = public_vector(self, s)
+        s.nfree = len(s.table)
+        s.pub = array('f', public_vector(self, s).tobytes())
         self._start_turn(s, s.turn)
 
     # ------------------------------------------------------------ protocol
@@ -188,7 +226,7 @@ class ChucheGame:
         return np.array(s.rets, dtype=np.float64)
 
     def observe(self, s: ChucheState, player: int) -> np.ndarray:
-        obs = s.pub[self._rot[player]]
+        obs = np.frombuffer(s.pub, np.float32)[self._rot[player]]
         o = self._o_hand
         for c in s.hands[player]:
             obs[o:o + CARD_ROW] = s.rows[c]
@@ -199,48 +237,40 @@ class ChucheGame:
         return not s.over   # the in-state generator (future deals, Roubar) is always hidden
 
     # ---------------------------------------------------------- legal mask
-    def _usable(self, s: ChucheState, p: int) -> tuple[list[int], list[int]]:
-        """Values count (capped) and kinds of the table cards ``p`` may capture."""
-        counts = [0] * 6
-        kinds = []
-        owner = s.owner
-        for c in s.table:
-            o = owner[c]
-            if o < 0 or o == p:
-                counts[FRONT[c] - 1] += 1
-                kinds.append(KIND[c])
-        return counts, kinds
-
-    def _coringa(self, s: ChucheState, p: int) -> bool:
-        return s.held[p][CORINGA] > 0 and not s.chuche_played
-
     def legal_mask(self, s: ChucheState) -> np.ndarray:
-        m = np.zeros(NUM_ACTIONS, np.int8)
+        m = bytearray(NUM_ACTIONS)    # item writes on a bytearray are cheap; one view at the end
         if s.over:
-            return m
-        p, ph = s.actor, s.phase
+            return np.frombuffer(m, np.int8)
+        p, ph, owner = s.actor, s.phase, s.owner
         if ph == MAIN:
             hand = s.hands[p]
-            counts, _ = self._usable(s, p)
-            r = reachable(tuple(min(k, cap) for k, cap in zip(counts, _CAP)))
-            t = self.target(s)
-            cor = self._coringa(s, p)
+            r = 1                     # bit x: some table cards the player may take sum to x
+            for c in s.table:
+                o = owner[c]
+                if o < 0 or o == p:
+                    r |= r << FRONT[c]
+            t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
+            played = s.chuche_played
+            held = s.held[p]
+            cor = held[CORINGA] and not played
             exact = False
             for i, c in enumerate(hand):
                 d = t - FRONT[c]
                 if d >= 1 and r >> d & 1:
-                    m[A_CAPTURE + i] = exact = True
+                    m[A_CAPTURE + i] = 1
+                    exact = True
                 elif cor and ((d >= 2 and r >> (d - 1) & 1) or (d >= 0 and r >> (d + 1) & 1)):
                     m[A_CAPTURE + i] = 1
             if not exact or self.free_place:
-                m[A_PLACE:A_PLACE + len(hand)] = 1
-            if not s.chuche_played:
-                held = s.held[p]
-                if held[BLOQUEIO]:
-                    m[A_BLOCK:A_BLOCK + NUM_KINDS] = s.pub[self._o_table:self._o_table + NUM_KINDS] > 0
-                if held[ESCUDO]:
+                m[A_PLACE:A_PLACE + len(hand)] = _ONES[:len(hand)]
+            if not played:
+                if held[BLOQUEIO] and s.nfree:
                     for c in s.table:
-                        if s.owner[c] >= 0 and s.owner[c] != p:
+                        if owner[c] < 0:
+                            m[A_BLOCK + KIND[c]] = 1
+                if held[ESCUDO] and s.nfree < len(s.table):
+                    for c in s.table:
+                        if owner[c] >= 0 and owner[c] != p:
                             m[A_UNBLOCK + KIND[c]] = 1
                 if held[ROUBAR]:
                     n = self.num_players
@@ -250,34 +280,42 @@ class ChucheGame:
                 if held[BOMBA]:
                     m[A_BOMBA] = 1
         elif ph == CAPTURE:
-            counts, kinds = self._usable(s, p)
-            t, total = self.target(s), s.cap_sum
-            goals = (t - 1, t, t + 1) if self._coringa(s, p) else (t,)
-            for k in set(kinds):
-                v = KIND_FRONT[k]
-                counts[v - 1] -= 1
-                r = reachable(tuple(min(x, cap) for x, cap in zip(counts, _CAP)))
-                counts[v - 1] += 1
+            usable = [c for c in s.table if owner[c] < 0 or owner[c] == p]
+            vals = [FRONT[c] for c in usable]
+            t, total = (s.back[s.stock[-1]] if s.stock else LAST_TARGET), s.cap_sum
+            goals = (t - 1, t, t + 1) if s.held[p][CORINGA] and not s.chuche_played else (t,)
+            for v in set(vals):
+                r, skip = 1, True     # sums of the other usable cards (one card of value v used)
+                for x in vals:
+                    if x == v and skip:
+                        skip = False
+                    else:
+                        r |= r << x
                 for g in goals:
                     d = g - total - v
                     if d >= 0 and r >> d & 1:
-                        m[A_ADD + k] = 1
+                        for c in usable:
+                            if FRONT[c] == v:
+                                m[A_ADD + KIND[c]] = 1
                         break
             if s.cap_sel:
                 if total == t:
                     m[A_COMMIT] = 1
-                elif (total == t - 1 or total == t + 1) and self._coringa(s, p):
+                elif (total == t - 1 or total == t + 1) and len(goals) == 3:
                     m[A_COMMIT_CORINGA] = 1
         elif ph == BLOQ_WINDOW:
             m[A_PASS] = 1
-            m[A_BLOCK:A_BLOCK + NUM_KINDS] = s.pub[self._o_table:self._o_table + NUM_KINDS] > 0
+            for c in s.table:
+                if owner[c] < 0:
+                    m[A_BLOCK + KIND[c]] = 1
         elif ph == ROUBAR_WINDOW:
             m[A_ESCUDO] = m[A_PASS] = 1
         else:  # BOMBA_ROUND
-            m[A_PLACE:A_PLACE + len(s.hands[p])] = 1
+            k = len(s.hands[p])
+            m[A_PLACE:A_PLACE + k] = _ONES[:k]
             if s.held[p][ESCUDO]:
                 m[A_ESCUDO] = 1
-        return m
+        return np.frombuffer(m, np.int8)
 
     # -------------------------------------------------- public-part mutators
     def _hand_add(self, s: ChucheState, p: int, c: int) -> None:
@@ -292,12 +330,14 @@ class ChucheGame:
 
     def _table_add(self, s: ChucheState, c: int) -> None:
         s.table.append(c)
+        s.nfree += 1
         s.pub[self._o_table + KIND[c]] += 1
 
     def _table_take(self, s: ChucheState, c: int) -> None:
         s.table.remove(c)
         o = s.owner[c]
         if o < 0:
+            s.nfree -= 1
             s.pub[self._o_table + KIND[c]] -= 1
         else:
             s.pub[self._o_blocked + NUM_KINDS * o + KIND[c]] -= 1
@@ -306,11 +346,13 @@ class ChucheGame:
     def _set_owner(self, s: ChucheState, c: int, p: int) -> None:
         o = s.owner[c]
         if o < 0:
+            s.nfree -= 1
             s.pub[self._o_table + KIND[c]] -= 1
         else:
             s.pub[self._o_blocked + NUM_KINDS * o + KIND[c]] -= 1
         s.owner[c] = p
         if p < 0:
+            s.nfree += 1
             s.pub[self._o_table + KIND[c]] += 1
         else:
             s.pub[self._o_blocked + NUM_KINDS * p + KIND[c]] += 1
@@ -339,17 +381,21 @@ class ChucheGame:
         s.pub[self._o_held + 5 * p + t] -= 1
 
     def _set_phase(self, s: ChucheState, phase: int) -> None:
+        if phase == s.phase:
+            return
         s.pub[self._o_phase + s.phase] = 0
         s.phase = phase
         s.pub[self._o_phase + phase] = 1
 
     def _set_played(self, s: ChucheState, v: bool) -> None:
+        if v == s.chuche_played:
+            return
         s.chuche_played = v
         s.pub[self._o["chuche_played"]] = v
 
     def _sync_stock(self, s: ChucheState) -> None:
         o = self._o_target
-        s.pub[o:o + 5] = 0
+        s.pub[o:o + 5] = _ZERO5
         s.pub[o + self.target(s) - 6] = 1
         s.pub[self._o["stock_size"]] = len(s.stock)
 
@@ -445,7 +491,7 @@ class ChucheGame:
         self._hand_remove(s, p, c)
         s.cap_card, s.cap_sel, s.cap_sum = c, [], FRONT[c]
         o = self._o["capture_card"]
-        s.pub[o:o + CARD_ROW] = s.rows[c]
+        np.frombuffer(s.pub, np.float32)[o:o + CARD_ROW] = s.rows[c]
         s.pub[self._o["capture_sum"]] = s.cap_sum
         self._set_phase(s, CAPTURE)
 
@@ -454,10 +500,11 @@ class ChucheGame:
         for c in s.cap_sel:
             self._to_pile(s, p, c)
         s.cap_card, s.cap_sel, s.cap_sum = -1, [], 0
+        pub = np.frombuffer(s.pub, np.float32)
         o = self._o["capture_card"]
-        s.pub[o:o + CARD_ROW] = 0
+        pub[o:o + CARD_ROW] = 0
         o = self._o["capture_selected"]
-        s.pub[o:o + NUM_KINDS] = 0
+        pub[o:o + NUM_KINDS] = 0
         s.pub[self._o["capture_sum"]] = 0
         if coringa:
             self._chuche_use(s, p, CORINGA)
@@ -476,7 +523,7 @@ class ChucheGame:
 
     def _open_window(self, s: ChucheState, cont: int) -> None:
         """Cards reached the table: ask each Bloqueio holder, nearest next turn first."""
-        if s.pub[self._o_table:self._o_table + NUM_KINDS].any():
+        if s.nfree:
             queue = [q for q in self._seats_after[s.turn] if s.held[q][BLOQUEIO]]
             if queue:
                 s.queue, s.cont, s.actor = queue, cont, queue[0]
@@ -485,7 +532,7 @@ class ChucheGame:
         self._continue(s, cont)
 
     def _next_in_window(self, s: ChucheState) -> None:
-        if s.queue and s.pub[self._o_table:self._o_table + NUM_KINDS].any():
+        if s.queue and s.nfree:
             s.actor = s.queue[0]
         else:
             s.queue = []
@@ -555,7 +602,8 @@ class ChucheGame:
         s.over = True
         s.actor = -1
         o = self._o
-        s.pub[o["scores"]:o["scores"] + n] = s.scores
+        for p in range(n):
+            s.pub[o["scores"] + p] = s.scores[p]
         s.pub[o["rounds_played"]] = s.rounds_played
 
     # ------------------------------------- views, hidden information, checks (views.py)

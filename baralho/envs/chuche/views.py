@@ -11,15 +11,44 @@ from collections import Counter
 import numpy as np
 
 from baralho.envs.chuche.actions import (
-    A_ADD, A_BLOCK, A_BOMBA, A_CAPTURE, A_COMMIT, A_COMMIT_CORINGA, A_ESCUDO, A_PASS, A_PLACE,
-    A_ROUBAR, A_UNBLOCK, NUM_ACTIONS,
+    A_ADD,
+    A_BLOCK,
+    A_BOMBA,
+    A_CAPTURE,
+    A_COMMIT,
+    A_COMMIT_CORINGA,
+    A_ESCUDO,
+    A_PASS,
+    A_PLACE,
+    A_ROUBAR,
+    A_UNBLOCK,
+    NUM_ACTIONS,
 )
 from baralho.envs.chuche.cards import (
-    BLOQUEIO, BOMBA, CHUCHE_COUNTS, CHUCHE_NAMES, CORINGA, ESCUDO, FRONT, KIND, KIND_FRONT,
-    NUM_KINDS, POINTS, ROUBAR, card_name, chuche_points, kind_name,
+    BLOQUEIO,
+    BOMBA,
+    CHUCHE_COUNTS,
+    CHUCHE_NAMES,
+    CORINGA,
+    ESCUDO,
+    FRONT,
+    KIND,
+    KIND_FRONT,
+    NUM_KINDS,
+    POINTS,
+    ROUBAR,
+    card_name,
+    chuche_points,
+    kind_name,
 )
 from baralho.envs.chuche.observation import (
-    BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, MAIN, PHASES, ROUBAR_WINDOW, public_vector,
+    BLOQ_WINDOW,
+    BOMBA_ROUND,
+    CAPTURE,
+    MAIN,
+    PHASES,
+    ROUBAR_WINDOW,
+    public_vector,
 )
 
 
@@ -229,4 +258,6 @@ def check_invariants(game, s) -> None:
             assert s.held[s.actor][BLOQUEIO] > 0, "only holders are asked"
         if s.phase == ROUBAR_WINDOW:
             assert s.held[s.actor][ESCUDO] > 0 and s.chuche_played
-    assert np.array_equal(s.pub, public_vector(game, s)), "incremental public observation is exact"
+    assert s.nfree == sum(1 for c in s.table if s.owner[c] < 0)
+    assert np.array_equal(np.frombuffer(s.pub, np.float32), public_vector(game, s)), \
+        "incremental public observation is exact"
