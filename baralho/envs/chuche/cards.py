@@ -46,7 +46,8 @@ def _score_kind(colour: int, front: int) -> int:
 
 SCORE_KIND: tuple[int, ...] = tuple(_score_kind(COLOUR[c], FRONT[c]) for c in range(NUM_CARDS))
 POINTS: tuple[int, ...] = tuple(SCORE_KIND_POINTS[k] for k in SCORE_KIND)
-KIND_POINTS: tuple[int, ...] = tuple(SCORE_KIND_POINTS[_score_kind(k // 6, k % 6 + 1)] for k in range(NUM_KINDS))
+KIND_POINTS: tuple[int, ...] = tuple(
+    SCORE_KIND_POINTS[_score_kind(k // 6, k % 6 + 1)] for k in range(NUM_KINDS))
 
 # Chuche (action) cards: types 0..4.
 CHUCHE_NAMES: tuple[str, ...] = tuple(_DATA["chuche"])

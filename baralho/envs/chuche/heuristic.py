@@ -11,7 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.envs.chuche.actions import (
-    A_ADD, A_BLOCK, A_BOMBA, A_CAPTURE, A_COMMIT, A_COMMIT_CORINGA, A_ESCUDO, A_PASS, A_PLACE,
+    A_ADD,
+    A_BLOCK,
+    A_BOMBA,
+    A_CAPTURE,
+    A_COMMIT,
+    A_COMMIT_CORINGA,
+    A_ESCUDO,
+    A_PASS,
+    A_PLACE,
     A_ROUBAR,
 )
 from baralho.envs.chuche.cards import CORINGA, KIND_FRONT, KIND_POINTS, NUM_KINDS

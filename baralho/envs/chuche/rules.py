@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import insort
-from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.chuche import views
 from baralho.envs.chuche.actions import (
     A_ADD,
@@ -46,7 +43,6 @@ from baralho.envs.chuche.cards import (
     GOALS,
     KIND,
     LAST_TARGET,
-    NUM_CHUCHE,
     NUM_COLOURS,
     NUM_KINDS,
     PER_COLOUR,
@@ -67,80 +63,12 @@ from baralho.envs.chuche.observation import (
     public_vector,
     rotations,
 )
-
-ENV_ID = "chuche_v0"
+from baralho.envs.chuche.state import ENV_ID, ChucheState, Config
 
 # Continuations after a Bloqueio window.
 CONT_MAIN, CONT_END = 0, 1
 _ZERO5 = array('f', [0.0] * 5)
 _ONES = b'\x01\x01\x01'
-
-
-@dataclass(frozen=True)
-class Config:
-    """Chuche options (see RULES.md)."""
-    num_players: int = 2
-    scope: Literal["match", "round"] = "match"
-    place_rule: Literal["capture_first", "free"] = "capture_first"
-    max_rounds: int = 20
-
-    def __post_init__(self) -> None:
-        check_player_count(ENV_ID, self.num_players, 2, 6)
-        if isinstance(self.max_rounds, bool) or not isinstance(self.max_rounds, int) \
-                or not 1 <= self.max_rounds <= 200:
-            raise ConfigError(f"{ENV_ID}: max_rounds={self.max_rounds!r} must be an int in 1..200")
-
-
-@dataclass
-class ChucheState:
-    # fixed for the match (shared by copies, never mutated)
-    colours: tuple[int, ...]
-    in_play: tuple[int, ...]
-    back: tuple[int, ...]              # per card id; 0 for cards not in this deck
-    rows: np.ndarray                   # observation row per card id
-    # the round
-    hands: list[list[int]]             # sorted card ids
-    stock: list[int]                   # top = last
-    table: list[int]
-    owner: list[int]                   # per card id: seat that blocked it, -1 if none
-    piles: list[list[int]]             # captured (and blocked-at-round-end) cards
-    discard: list[int]                 # unblocked table cards left at round end
-    chuche_deck: list[int]             # Chuche types, top = last
-    held: list[list[int]]              # unused Chuche cards per seat and type
-    used: list[list[int]]              # used Chuche cards per seat and type (they still score)
-    turn: int
-    actor: int
-    phase: int
-    chuche_played: bool                # the turn player's one Chuche card of the turn
-    cap_card: int                      # hand card of the capture being built, -1 if none
-    cap_sel: list[int]                 # table cards added to it
-    cap_sum: int
-    queue: list[int]                   # seats still to ask in the current window
-    cont: int                          # what follows the Bloqueio window
-    bomba_hits: int                    # cards placed under the current Bomba
-    # the match
-    scores: list[int]
-    rounds_played: int
-    decisions: int
-    round_decisions: int
-    over: bool
-    rets: list[float]
-    rng: np.random.Generator           # hidden: Roubar's random card and later deals
-    nfree: int                         # unblocked table cards
-    pub: array                         # public observation part (float32), absolute seats
-
-    def copy(self) -> ChucheState:
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = self.rng.bit_generator.state
-        return ChucheState(
-            self.colours, self.in_play, self.back, self.rows,
-            [h[:] for h in self.hands], self.stock[:], self.table[:], self.owner[:],
-            [p[:] for p in self.piles], self.discard[:], self.chuche_deck[:],
-            [h[:] for h in self.held], [u[:] for u in self.used],
-            self.turn, self.actor, self.phase, self.chuche_played, self.cap_card,
-            self.cap_sel[:], self.cap_sum, self.queue[:], self.cont, self.bomba_hits,
-            self.scores[:], self.rounds_played, self.decisions, self.round_decisions,
-            self.over, self.rets[:], rng, self.nfree, self.pub[:])
 
 
 class ChucheGame:
@@ -623,4 +551,4 @@ class ChucheGame:
         views.check_invariants(self, s)
 
 
-__all__ = ["ChucheGame", "ChucheState", "Config", "ENV_ID", "NUM_ACTIONS", "NUM_CHUCHE"]
+__all__ = ["ChucheGame", "ChucheState", "Config", "ENV_ID", "NUM_ACTIONS"]

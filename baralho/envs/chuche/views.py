@@ -236,7 +236,7 @@ def check_invariants(game, s) -> None:
     for t, k in enumerate(CHUCHE_COUNTS):
         total = s.chuche_deck.count(t) + sum(h[t] for h in s.held) + sum(u[t] for u in s.used)
         assert total == k, f"every {CHUCHE_NAMES[t]} card in exactly one place"
-        assert all(h[t] >= 0 and u[t] >= 0 for h, u in zip(s.held, s.used))
+        assert all(h[t] >= 0 and u[t] >= 0 for h, u in zip(s.held, s.used, strict=True))
     assert (s.cap_card >= 0) == (s.phase == CAPTURE) or s.over, "a capture is built only in its phase"
     if s.cap_card >= 0:
         assert s.cap_sum == FRONT[s.cap_card] + sum(FRONT[c] for c in s.cap_sel)
