@@ -78,15 +78,22 @@ def rotations(layout: ObsLayout, n: int) -> list[np.ndarray]:
     return out
 
 
-def card_rows(back: list[int]) -> np.ndarray:
-    """One observation row per card id (hand slots), from this match's backs."""
-    rows = np.zeros((len(back), CARD_ROW), np.float32)
-    for c, b in enumerate(back):
-        rows[c, COLOUR[c]] = 1
-        rows[c, 6 + FRONT[c] - 1] = 1
-        if b:
-            rows[c, 12 + b - 6] = 1
+def _card_rows() -> np.ndarray:
+    rows = np.zeros((len(COLOUR), len(BACK_VALUES), CARD_ROW), np.float32)
+    for c in range(len(COLOUR)):
+        for i in range(len(BACK_VALUES)):
+            rows[c, i, COLOUR[c]] = 1
+            rows[c, i, 6 + FRONT[c] - 1] = 1
+            rows[c, i, 12 + i] = 1
     return rows
+
+
+_ROWS = _card_rows()
+
+
+def card_row(c: int, back: int) -> np.ndarray:
+    """The observation row of card ``c`` with back ``back`` (hand slots, capture card)."""
+    return _ROWS[c, back - 6]
 
 
 def public_vector(game, s) -> np.ndarray:
@@ -95,7 +102,7 @@ def public_vector(game, s) -> np.ndarray:
     v = L.zeros()
     f = L.decode(v)
     if s.cap_card >= 0:
-        f["capture_card"][:] = s.rows[s.cap_card]
+        f["capture_card"][:] = card_row(s.cap_card, s.back[s.cap_card])
         for c in s.cap_sel:
             f["capture_selected"][KIND[c]] += 1
         f["capture_sum"][0] = s.cap_sum

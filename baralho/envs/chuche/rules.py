@@ -59,7 +59,7 @@ from baralho.envs.chuche.observation import (
     MAIN,
     ROUBAR_WINDOW,
     build_layout,
-    card_rows,
+    card_row,
     public_vector,
     rotations,
 )
@@ -109,26 +109,27 @@ class ChucheGame:
                 back[col * PER_COLOUR + j] = int(b)
         in_play = tuple(col * PER_COLOUR + j for col in colours for j in range(PER_COLOUR))
         s = ChucheState(
-            colours, in_play, tuple(back), card_rows(back),
+            colours, in_play, tuple(back),
             [[] for _ in range(n)], [], [], [-1] * len(back), [[] for _ in range(n)], [], [],
             [[0] * 5 for _ in range(n)], [[0] * 5 for _ in range(n)],
             0, 0, MAIN, False, -1, [], 0, [], CONT_MAIN, 0,
             [0] * n, 0, 0, 0, False, [0.0] * n,
-            np.random.default_rng(int(rng.integers(2**63))), 0, array('f'))
+            int(rng.integers(2**63)), 0, 0, array('f'))
         self._deal(s)
         return s
 
     def _deal(self, s: ChucheState) -> None:
         """A new round: shuffle the same cards (backs stay), deal 3 each and 3 to the table."""
         n = self.num_players
-        deck = [s.in_play[i] for i in s.rng.permutation(len(s.in_play))]
+        chance = s.chance()
+        deck = [s.in_play[i] for i in chance.permutation(len(s.in_play))]
         s.hands = [sorted(deck[3 * p:3 * p + 3]) for p in range(n)]
         s.table = deck[3 * n:3 * n + 3]
         s.stock = deck[3 * n + 3:]
         s.owner = [-1] * len(s.back)
         s.piles = [[] for _ in range(n)]
         s.discard = []
-        s.chuche_deck = [int(t) for t in s.rng.permutation(
+        s.chuche_deck = [int(t) for t in chance.permutation(
             [t for t, k in enumerate(CHUCHE_COUNTS) for _ in range(k)])]
         s.held = [[0] * 5 for _ in range(n)]
         s.used = [[0] * 5 for _ in range(n)]
@@ -157,7 +158,7 @@ class ChucheGame:
         obs = np.frombuffer(s.pub, np.float32)[self._rot[player]]
         o = self._o_hand
         for c in s.hands[player]:
-            obs[o:o + CARD_ROW] = s.rows[c]
+            obs[o:o + CARD_ROW] = card_row(c, s.back[c])
             o += CARD_ROW
         return obs
 
@@ -419,7 +420,7 @@ class ChucheGame:
         self._hand_remove(s, p, c)
         s.cap_card, s.cap_sel, s.cap_sum = c, [], FRONT[c]
         o = self._o["capture_card"]
-        np.frombuffer(s.pub, np.float32)[o:o + CARD_ROW] = s.rows[c]
+        np.frombuffer(s.pub, np.float32)[o:o + CARD_ROW] = card_row(c, s.back[c])
         s.pub[self._o["capture_sum"]] = s.cap_sum
         self._set_phase(s, CAPTURE)
 
@@ -444,7 +445,7 @@ class ChucheGame:
 
     def _steal(self, s: ChucheState, victim: int) -> None:
         hand = s.hands[victim]
-        c = hand[int(s.rng.integers(len(hand)))]
+        c = hand[int(s.chance().integers(len(hand)))]
         self._hand_remove(s, victim, c)
         self._table_add(s, c)
         self._open_window(s, CONT_MAIN)

@@ -34,7 +34,6 @@ class ChucheState:
     colours: tuple[int, ...]
     in_play: tuple[int, ...]
     back: tuple[int, ...]              # per card id; 0 for cards not in this deck
-    rows: np.ndarray                   # observation row per card id
     # the round
     hands: list[list[int]]             # sorted card ids
     stock: list[int]                   # top = last
@@ -62,19 +61,24 @@ class ChucheState:
     round_decisions: int
     over: bool
     rets: list[float]
-    rng: np.random.Generator           # hidden: Roubar's random card and later deals
+    seed: int                          # hidden chance seed: Roubar's random card, later deals
+    draws: int                         # chance events so far (see ChucheState.chance)
     nfree: int                         # unblocked table cards
     pub: array                         # public observation part (float32), absolute seats
 
     def copy(self) -> ChucheState:
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = self.rng.bit_generator.state
         return ChucheState(
-            self.colours, self.in_play, self.back, self.rows,
+            self.colours, self.in_play, self.back,
             [h[:] for h in self.hands], self.stock[:], self.table[:], self.owner[:],
             [p[:] for p in self.piles], self.discard[:], self.chuche_deck[:],
             [h[:] for h in self.held], [u[:] for u in self.used],
             self.turn, self.actor, self.phase, self.chuche_played, self.cap_card,
             self.cap_sel[:], self.cap_sum, self.queue[:], self.cont, self.bomba_hits,
             self.scores[:], self.rounds_played, self.decisions, self.round_decisions,
-            self.over, self.rets[:], rng, self.nfree, self.pub[:])
+            self.over, self.rets[:], self.seed, self.draws, self.nfree, self.pub[:])
+
+    def chance(self) -> np.random.Generator:
+        """The generator of the next chance event. A seed and a counter instead of a
+        live Generator: states stay cheap to copy and pickle (search copies a lot)."""
+        self.draws += 1
+        return np.random.default_rng((self.seed, self.draws))

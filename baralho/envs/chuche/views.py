@@ -141,7 +141,7 @@ def resample_hidden(game, s, player: int, rng: np.random.Generator):
     rng.shuffle(rest)
     t.stock = rest + top
     rng.shuffle(t.chuche_deck)
-    t.rng = np.random.default_rng(int(rng.integers(2**63)))
+    t.seed, t.draws = int(rng.integers(2**63)), 0
     return t
 
 
@@ -176,8 +176,8 @@ def reference_legal_mask(game, s) -> np.ndarray:
     if s.phase == MAIN:
         hand = s.hands[p]
         any_exact = False
+        sums = {tot for _, tot in _sub_multisets(usable, 20)}
         for i, c in enumerate(hand):
-            sums = {tot for _, tot in _sub_multisets(usable, 20)}
             exact = T - FRONT[c] in sums
             any_exact |= exact
             if exact or (coringa and (T - 1 - FRONT[c] in sums or T + 1 - FRONT[c] in sums)):
