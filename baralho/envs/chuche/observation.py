@@ -98,39 +98,41 @@ def card_row(c: int, back: int) -> np.ndarray:
 
 def public_vector(game, s) -> np.ndarray:
     """The public part of the observation (absolute seats), built from scratch."""
-    L, n = game.obs_layout, game.num_players
-    v = L.zeros()
-    f = L.decode(v)
+    L, n, o = game.obs_layout, game.num_players, game._o
+    v = [0.0] * L.size          # plain list: this runs in every check_invariants call
     if s.cap_card >= 0:
-        f["capture_card"][:] = card_row(s.cap_card, s.back[s.cap_card])
+        row = card_row(s.cap_card, s.back[s.cap_card])
+        v[o["capture_card"]:o["capture_card"] + CARD_ROW] = row.tolist()
         for c in s.cap_sel:
-            f["capture_selected"][KIND[c]] += 1
-        f["capture_sum"][0] = s.cap_sum
+            v[o["capture_selected"] + KIND[c]] += 1
+        v[o["capture_sum"]] = s.cap_sum
     for c in s.table:
         if s.owner[c] < 0:
-            f["table"][KIND[c]] += 1
+            v[o["table"] + KIND[c]] += 1
         else:
-            f["blocked"][s.owner[c], KIND[c]] += 1
-    f["target"][game.target(s) - 6] = 1
-    f["stock_size"][0] = len(s.stock)
-    f["colours"][list(s.colours)] = 1
-    f["phase"][s.phase] = 1
-    f["chuche_played"][0] = s.chuche_played
-    f["chuche_deck"][0] = len(s.chuche_deck)
-    f["turn_player"][s.turn] = 1
+            v[o["blocked"] + NUM_KINDS * s.owner[c] + KIND[c]] += 1
+    v[o["target"] + game.target(s) - 6] = 1
+    v[o["stock_size"]] = len(s.stock)
+    for col in s.colours:
+        v[o["colours"] + col] = 1
+    v[o["phase"] + s.phase] = 1
+    v[o["chuche_played"]] = float(s.chuche_played)
+    v[o["chuche_deck"]] = len(s.chuche_deck)
+    v[o["turn_player"] + s.turn] = 1
     for p in range(n):
-        f["hand_size"][p] = len(s.hands[p])
+        v[o["hand_size"] + p] = len(s.hands[p])
         for c in s.hands[p]:
-            f["hand_backs"][p, s.back[c] - 6] += 1
-        f["chuche_held"][p] = s.held[p]
+            v[o["hand_backs"] + 5 * p + s.back[c] - 6] += 1
+        for t in range(5):
+            v[o["chuche_held"] + 5 * p + t] = s.held[p][t]
         won = sum(s.held[p]) + sum(s.used[p])
-        f["chuche_won"][p] = won
+        v[o["chuche_won"] + p] = won
         pts = chuche_points(won)
         for c in s.piles[p]:
-            f["captured"][p, SCORE_KIND[c]] += 1
-            f["gone"][KIND[c]] += 1
+            v[o["captured"] + 4 * p + SCORE_KIND[c]] += 1
+            v[o["gone"] + KIND[c]] += 1
             pts += POINTS[c]
-        f["round_points"][p] = pts
-        f["scores"][p] = s.scores[p]
-    f["rounds_played"][0] = s.rounds_played
-    return v
+        v[o["round_points"] + p] = pts
+        v[o["scores"] + p] = s.scores[p]
+    v[o["rounds_played"]] = s.rounds_played
+    return np.array(v, np.float32)
