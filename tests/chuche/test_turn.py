@@ -7,11 +7,26 @@ from collections import Counter
 import numpy as np
 
 from baralho.envs.chuche.actions import (
-    A_ADD, A_BLOCK, A_BOMBA, A_CAPTURE, A_COMMIT, A_COMMIT_CORINGA, A_PASS, A_PLACE, A_ROUBAR,
+    A_ADD,
+    A_BLOCK,
+    A_BOMBA,
+    A_CAPTURE,
+    A_COMMIT,
+    A_COMMIT_CORINGA,
+    A_PASS,
+    A_PLACE,
+    A_ROUBAR,
     A_UNBLOCK,
 )
 from baralho.envs.chuche.cards import (
-    BACKS_PER_COLOUR, BLOQUEIO, CHUCHE_COUNTS, CORINGA, FRONT, KIND, PER_COLOUR, RED,
+    BACKS_PER_COLOUR,
+    BLOQUEIO,
+    CHUCHE_COUNTS,
+    CORINGA,
+    FRONT,
+    KIND,
+    PER_COLOUR,
+    RED,
 )
 from baralho.envs.chuche.observation import BLOQ_WINDOW, CAPTURE, MAIN
 from baralho.envs.chuche.rules import ChucheGame, Config
