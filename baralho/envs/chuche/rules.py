@@ -69,6 +69,15 @@ from baralho.envs.chuche.state import ENV_ID, ChucheState, Config
 CONT_MAIN, CONT_END = 0, 1
 _ZERO5 = array('f', [0.0] * 5)
 _ONES = b'\x01\x01\x01'
+_ROW = [card_row(c, b) for c in range(54) for b in range(6, 11)]   # hand rows by 5*card + back-6
+_M64 = (1 << 64) - 1
+
+
+def _splitmix(x: int) -> int:
+    x = (x + 0x9E3779B97F4A7C15) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
 
 
 class ChucheGame:
@@ -96,6 +105,7 @@ class ChucheGame:
         self._o_hsize, self._o_hbacks, self._o_held = o["hand_size"], o["hand_backs"], o["chuche_held"]
         self._o_won, self._o_captured, self._o_rpoints = o["chuche_won"], o["captured"], o["round_points"]
         self._o_gone, self._o_phase, self._o_target = o["gone"], o["phase"], o["target"]
+        self._scratch = np.random.Generator(np.random.PCG64(0))
         self._seats_after = [[(t + j) % n for j in range(1, n)] + [t] for t in range(n)]
 
     # ------------------------------------------------------------------ setup
@@ -121,7 +131,7 @@ class ChucheGame:
     def _deal(self, s: ChucheState) -> None:
         """A new round: shuffle the same cards (backs stay), deal 3 each and 3 to the table."""
         n = self.num_players
-        chance = s.chance()
+        chance = self._chance(s)
         deck = [s.in_play[i] for i in chance.permutation(len(s.in_play))]
         s.hands = [sorted(deck[3 * p:3 * p + 3]) for p in range(n)]
         s.table = deck[3 * n:3 * n + 3]
@@ -156,11 +166,25 @@ class ChucheGame:
 
     def observe(self, s: ChucheState, player: int) -> np.ndarray:
         obs = np.frombuffer(s.pub, np.float32)[self._rot[player]]
-        o = self._o_hand
+        o, back = self._o_hand, s.back
         for c in s.hands[player]:
-            obs[o:o + CARD_ROW] = card_row(c, s.back[c])
+            obs[o:o + CARD_ROW] = _ROW[5 * c + back[c] - 6]
             o += CARD_ROW
         return obs
+
+    def _chance(self, s: ChucheState) -> np.random.Generator:
+        """The generator of the next chance event, from the hidden seed and a counter.
+
+        Not a live Generator in the state: states stay cheap to copy and pickle
+        (search copies a lot); the game's scratch Generator is re-seeded instead.
+        """
+        s.draws += 1
+        a = _splitmix(s.seed ^ (s.draws * 0xD1B54A32D192ED03 & _M64))
+        b = _splitmix(a)
+        self._scratch.bit_generator.state = {
+            "bit_generator": "PCG64", "state": {"state": (a << 64) | b, "inc": (b << 64) | a | 1},
+            "has_uint32": 0, "uinteger": 0}
+        return self._scratch
 
     def has_hidden(self, s: ChucheState, player: int) -> bool:
         return not s.over   # the in-state generator (future deals, Roubar) is always hidden
@@ -445,7 +469,7 @@ class ChucheGame:
 
     def _steal(self, s: ChucheState, victim: int) -> None:
         hand = s.hands[victim]
-        c = hand[int(s.chance().integers(len(hand)))]
+        c = hand[int(self._chance(s).integers(len(hand)))]
         self._hand_remove(s, victim, c)
         self._table_add(s, c)
         self._open_window(s, CONT_MAIN)

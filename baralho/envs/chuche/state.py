@@ -6,8 +6,6 @@ from array import array
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
 from baralho.core.config import ConfigError, check_player_count
 
 ENV_ID = "chuche_v0"
@@ -62,7 +60,7 @@ class ChucheState:
     over: bool
     rets: list[float]
     seed: int                          # hidden chance seed: Roubar's random card, later deals
-    draws: int                         # chance events so far (see ChucheState.chance)
+    draws: int                         # chance events so far (see ChucheGame._chance)
     nfree: int                         # unblocked table cards
     pub: array                         # public observation part (float32), absolute seats
 
@@ -76,9 +74,3 @@ class ChucheState:
             self.cap_sel[:], self.cap_sum, self.queue[:], self.cont, self.bomba_hits,
             self.scores[:], self.rounds_played, self.decisions, self.round_decisions,
             self.over, self.rets[:], self.seed, self.draws, self.nfree, self.pub[:])
-
-    def chance(self) -> np.random.Generator:
-        """The generator of the next chance event. A seed and a counter instead of a
-        live Generator: states stay cheap to copy and pickle (search copies a lot)."""
-        self.draws += 1
-        return np.random.default_rng((self.seed, self.draws))
