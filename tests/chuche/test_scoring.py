@@ -48,6 +48,9 @@ def test_match_ends_when_someone_reaches_the_goal_alone(n):
     game, s = position(n, hands=hands, table=[card(LA, 4)], scores=[goal - 7] + [0] * (n - 1))
     play(game, s, A_CAPTURE, A_ADD + KIND[card(LA, 4)], A_COMMIT)
     assert not s.over and s.rounds_played == 1 and all(len(h) == 3 for h in s.hands)
+    assert s.turn == 1 % n                            # the first seat rotates each round
+    assert all(sum(h) == sum(u) == 0 for h, u in zip(s.held, s.used, strict=True))   # Chuche cards reset
+    assert len(s.chuche_deck) == 12 and not any(s.piles)
 
 
 def test_a_tie_at_the_top_plays_another_round():

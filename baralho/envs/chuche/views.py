@@ -129,17 +129,19 @@ def resample_hidden(game, s, player: int, rng: np.random.Generator):
         return t
     n = game.num_players
     others = [q for q in range(n) if q != player]
+    # Canonical pool (sorted), so that the draw depends only on what the player knows.
     pool: dict[int, list[int]] = {}
-    for c in [c for q in others for c in s.hands[q]] + s.stock:
+    for c in sorted([c for q in others for c in s.hands[q]] + s.stock):
         pool.setdefault(s.back[c], []).append(c)
-    for cards in pool.values():
-        rng.shuffle(cards)
+    for b in sorted(pool):
+        rng.shuffle(pool[b])
     for q in others:
-        t.hands[q] = sorted(pool[s.back[c]].pop() for c in s.hands[q])
-    top = [pool[s.back[s.stock[-1]]].pop()] if s.stock else []
-    rest = [c for cards in pool.values() for c in cards]
+        t.hands[q] = sorted(pool[b].pop() for b in sorted(s.back[c] for c in s.hands[q]))
+    top = [pool[game.target(s)].pop()] if s.stock else []
+    rest = sorted(c for cards in pool.values() for c in cards)
     rng.shuffle(rest)
     t.stock = rest + top
+    t.chuche_deck = sorted(t.chuche_deck)
     rng.shuffle(t.chuche_deck)
     t.seed, t.draws = int(rng.integers(2**63)), 0
     return t
