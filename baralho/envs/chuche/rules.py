@@ -70,6 +70,8 @@ CONT_MAIN, CONT_END = 0, 1
 _ZERO5 = array('f', [0.0] * 5)
 _ONES = b'\x01\x01\x01'
 _ROW = [card_row(c, b) for c in range(54) for b in range(6, 11)]   # hand rows by 5*card + back-6
+_ROW_F = [array('f', r.tobytes()) for r in _ROW]
+_ZERO_ROW = array('f', [0.0] * CARD_ROW)
 _M64 = (1 << 64) - 1
 
 
@@ -105,6 +107,9 @@ class ChucheGame:
         self._o_hsize, self._o_hbacks, self._o_held = o["hand_size"], o["hand_backs"], o["chuche_held"]
         self._o_won, self._o_captured, self._o_rpoints = o["chuche_won"], o["captured"], o["round_points"]
         self._o_gone, self._o_phase, self._o_target = o["gone"], o["phase"], o["target"]
+        self._o_capcard, self._o_capsel, self._o_capsum = o["capture_card"], o["capture_selected"], o["capture_sum"]
+        self._o_cdeck, self._o_played, self._o_stock = o["chuche_deck"], o["chuche_played"], o["stock_size"]
+        self._o_turn = o["turn_player"]
         self._scratch = np.random.Generator(np.random.PCG64(0))
         self._seats_after = [[(t + j) % n for j in range(1, n)] + [t] for t in range(n)]
 
@@ -325,7 +330,7 @@ class ChucheGame:
         s.held[p][t] += 1
         s.pub[self._o_held + 5 * p + t] += 1
         s.pub[self._o_won + p] += 1
-        s.pub[self._o["chuche_deck"]] -= 1
+        s.pub[self._o_cdeck] -= 1
         s.pub[self._o_rpoints + p] += chuche_points(before + 1) - chuche_points(before)
 
     def _chuche_use(self, s: ChucheState, p: int, t: int) -> None:
@@ -344,13 +349,13 @@ class ChucheGame:
         if v == s.chuche_played:
             return
         s.chuche_played = v
-        s.pub[self._o["chuche_played"]] = v
+        s.pub[self._o_played] = v
 
     def _sync_stock(self, s: ChucheState) -> None:
         o = self._o_target
         s.pub[o:o + 5] = _ZERO5
         s.pub[o + self.target(s) - 6] = 1
-        s.pub[self._o["stock_size"]] = len(s.stock)
+        s.pub[self._o_stock] = len(s.stock)
 
     # ---------------------------------------------------------- transitions
     def apply(self, s: ChucheState, a: int):
@@ -401,8 +406,8 @@ class ChucheGame:
                 self._table_take(s, c)
                 s.cap_sel.append(c)
                 s.cap_sum += FRONT[c]
-                s.pub[self._o["capture_selected"] + k] += 1
-                s.pub[self._o["capture_sum"]] = s.cap_sum
+                s.pub[self._o_capsel + k] += 1
+                s.pub[self._o_capsum] = s.cap_sum
             else:
                 self._commit(s, p, a == A_COMMIT_CORINGA)
         elif ph == BLOQ_WINDOW:
@@ -443,27 +448,26 @@ class ChucheGame:
     def _start_capture(self, s: ChucheState, p: int, c: int) -> None:
         self._hand_remove(s, p, c)
         s.cap_card, s.cap_sel, s.cap_sum = c, [], FRONT[c]
-        o = self._o["capture_card"]
-        np.frombuffer(s.pub, np.float32)[o:o + CARD_ROW] = card_row(c, s.back[c])
-        s.pub[self._o["capture_sum"]] = s.cap_sum
+        o = self._o_capcard
+        s.pub[o:o + CARD_ROW] = _ROW_F[5 * c + s.back[c] - 6]
+        s.pub[self._o_capsum] = s.cap_sum
         self._set_phase(s, CAPTURE)
 
     def _commit(self, s: ChucheState, p: int, coringa: bool) -> None:
+        pub, o = s.pub, self._o_capsel
         self._to_pile(s, p, s.cap_card)
         for c in s.cap_sel:
             self._to_pile(s, p, c)
+            pub[o + KIND[c]] = 0
         s.cap_card, s.cap_sel, s.cap_sum = -1, [], 0
-        pub = np.frombuffer(s.pub, np.float32)
-        o = self._o["capture_card"]
-        pub[o:o + CARD_ROW] = 0
-        o = self._o["capture_selected"]
-        pub[o:o + NUM_KINDS] = 0
-        s.pub[self._o["capture_sum"]] = 0
+        o = self._o_capcard
+        pub[o:o + CARD_ROW] = _ZERO_ROW
+        pub[self._o_capsum] = 0
         if coringa:
             self._chuche_use(s, p, CORINGA)
             self._set_played(s, True)
         # CHUCHE! no unblocked card left on the table: win the top Chuche card.
-        if s.chuche_deck and all(s.owner[c] >= 0 for c in s.table):
+        if s.chuche_deck and not s.nfree:
             self._chuche_win(s, p)
         self._end_turn(s)
 
@@ -514,9 +518,10 @@ class ChucheGame:
             if not s.stock and not any(s.hands):
                 self._end_round(s)
                 return
-            s.pub[self._o["turn_player"] + s.turn] = 0
-            s.turn = p
-            s.pub[self._o["turn_player"] + p] = 1
+            if p != s.turn:
+                s.pub[self._o_turn + s.turn] = 0
+                s.turn = p
+                s.pub[self._o_turn + p] = 1
             self._set_played(s, False)
             if s.hands[p]:
                 s.actor = p
