@@ -9,7 +9,7 @@
 | Action shape       | (1,)                                                       |
 | Action values      | Discrete(124)                                              |
 | Observation shape  | (197 + 55·n,): 307 for 2 players ... 527 for 6            |
-| Observation values | [0, 4000] (each slice has its own bound, below)           |
+| Observation values | [0, 200·max_rounds] (each slice has its own bound, below) |
 
 Rules (RULES.md next to this file has every rule and decision with its test):
 each player holds 3 number cards (fronts 1-6 in 4-6 colours; the backs, 6-10,
