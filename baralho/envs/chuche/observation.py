@@ -1,10 +1,11 @@
 """Chuche's observation: the layout, the seat rotation and the reference builder.
 
-The public part of the observation is kept *incrementally* in ``state.pub``
-(absolute seats) by the rules' mutators; an observation is that vector rotated
-to the observer (one fancy index) plus the observer's own hand. ``public_vector``
-rebuilds ``pub`` from scratch: ``check_invariants`` compares the two, so the
-incremental bookkeeping is fuzzed by the conformance suite.
+The observation is kept *incrementally* in ``state.pub`` by the rules'
+mutators: the public part (absolute seats) followed by one private hand block
+per seat. An observation is one gather, ``pub[rot[p]]``: the public part rotated
+to the observer plus the observer's own hand block (the others' blocks are never
+gathered). ``public_vector`` rebuilds ``pub`` from scratch: ``check_invariants``
+compares the two, so the incremental bookkeeping is fuzzed by the conformance suite.
 """
 
 from __future__ import annotations
@@ -64,10 +65,12 @@ def build_layout(n: int, num_cards: int, max_rounds: int) -> ObsLayout:
 
 
 def rotations(layout: ObsLayout, n: int) -> list[np.ndarray]:
-    """Index arrays: ``pub[rot[p]]`` is ``pub`` with seat p's rows first."""
+    """Index arrays: ``pub[rot[p]]`` is seat p's observation (its rows first, its hand)."""
     out = []
+    hand = layout.fields["hand"]
     for p in range(n):
         idx = np.arange(layout.size)
+        idx[hand.start:hand.stop] = private_offset(layout, p) + np.arange(hand.stop - hand.start)
         for name in PER_SEAT:
             f = layout.fields[name]
             w = (f.stop - f.start) // n
@@ -96,10 +99,20 @@ def card_row(c: int, back: int) -> np.ndarray:
     return _ROWS[c, back - 6]
 
 
+def private_offset(layout: ObsLayout, p: int) -> int:
+    """Where seat p's hand block starts in ``state.pub``."""
+    return layout.size + p * 3 * CARD_ROW
+
+
 def public_vector(game, s) -> np.ndarray:
-    """The public part of the observation (absolute seats), built from scratch."""
+    """``state.pub`` built from scratch: the public part (absolute seats), then the hands."""
     L, n, o = game.obs_layout, game.num_players, game._o
-    v = [0.0] * L.size          # plain list: this runs in every check_invariants call
+    v = [0.0] * (L.size + n * 3 * CARD_ROW)   # plain list: this runs in every check_invariants call
+    for p in range(n):
+        at = private_offset(L, p)
+        for c in s.hands[p]:
+            v[at:at + CARD_ROW] = card_row(c, s.back[c]).tolist()
+            at += CARD_ROW
     if s.cap_card >= 0:
         row = card_row(s.cap_card, s.back[s.cap_card])
         v[o["capture_card"]:o["capture_card"] + CARD_ROW] = row.tolist()

@@ -60,6 +60,7 @@ from baralho.envs.chuche.observation import (
     ROUBAR_WINDOW,
     build_layout,
     card_row,
+    private_offset,
     public_vector,
     rotations,
 )
@@ -69,9 +70,10 @@ from baralho.envs.chuche.state import ENV_ID, ChucheState, Config
 CONT_MAIN, CONT_END = 0, 1
 _ZERO5 = array('f', [0.0] * 5)
 _ONES = b'\x01\x01\x01'
-_ROW = [card_row(c, b) for c in range(54) for b in range(6, 11)]   # hand rows by 5*card + back-6
-_ROW_F = [array('f', r.tobytes()) for r in _ROW]
+# observation rows by 5 * card + back - 6 (hand blocks, the capture card)
+_ROW_F = [array('f', card_row(c, b).tobytes()) for c in range(54) for b in range(6, 11)]
 _ZERO_ROW = array('f', [0.0] * CARD_ROW)
+_ZERO_ROWS = [array('f', [0.0] * (3 - k) * CARD_ROW) for k in range(3)]
 _M64 = (1 << 64) - 1
 
 
@@ -110,6 +112,7 @@ class ChucheGame:
         self._o_capcard, self._o_capsel, self._o_capsum = o["capture_card"], o["capture_selected"], o["capture_sum"]
         self._o_cdeck, self._o_played, self._o_stock = o["chuche_deck"], o["chuche_played"], o["stock_size"]
         self._o_turn = o["turn_player"]
+        self._o_priv = private_offset(L, 0)
         self._scratch = np.random.Generator(np.random.PCG64(0))
         self._seats_after = [[(t + j) % n for j in range(1, n)] + [t] for t in range(n)]
 
@@ -170,12 +173,7 @@ class ChucheGame:
         return np.array(s.rets, dtype=np.float64)
 
     def observe(self, s: ChucheState, player: int) -> np.ndarray:
-        obs = np.frombuffer(s.pub, np.float32)[self._rot[player]]
-        o, back = self._o_hand, s.back
-        for c in s.hands[player]:
-            obs[o:o + CARD_ROW] = _ROW[5 * c + back[c] - 6]
-            o += CARD_ROW
-        return obs
+        return np.frombuffer(s.pub, np.float32)[self._rot[player]]
 
     def _chance(self, s: ChucheState) -> np.random.Generator:
         """The generator of the next chance event, from the hidden seed and a counter.
@@ -276,15 +274,29 @@ class ChucheGame:
         return np.frombuffer(m, np.int8)
 
     # -------------------------------------------------- public-part mutators
-    def _hand_add(self, s: ChucheState, p: int, c: int) -> None:
+    def _hand_add(self, s: ChucheState, p: int, c: int, write: bool = True) -> None:
         insort(s.hands[p], c)
         s.pub[self._o_hsize + p] += 1
         s.pub[self._o_hbacks + 5 * p + s.back[c] - 6] += 1
+        if write:
+            self._write_hand(s, p)
+
+    def _write_hand(self, s: ChucheState, p: int) -> None:
+        """Rewrite seat p's private hand block (slots shift: the hand is sorted)."""
+        pub, back = s.pub, s.back
+        o = self._o_priv + 3 * CARD_ROW * p
+        hand = s.hands[p]
+        for c in hand:
+            pub[o:o + CARD_ROW] = _ROW_F[5 * c + back[c] - 6]
+            o += CARD_ROW
+        if len(hand) < 3:
+            pub[o:o + (3 - len(hand)) * CARD_ROW] = _ZERO_ROWS[len(hand)]
 
     def _hand_remove(self, s: ChucheState, p: int, c: int) -> None:
         s.hands[p].remove(c)
         s.pub[self._o_hsize + p] -= 1
         s.pub[self._o_hbacks + 5 * p + s.back[c] - 6] -= 1
+        self._write_hand(s, p)
 
     def _table_add(self, s: ChucheState, c: int) -> None:
         s.table.append(c)
@@ -505,7 +517,8 @@ class ChucheGame:
     def _refill(self, s: ChucheState, p: int) -> None:
         if s.stock and len(s.hands[p]) < 3:
             while s.stock and len(s.hands[p]) < 3:
-                self._hand_add(s, p, s.stock.pop())
+                self._hand_add(s, p, s.stock.pop(), write=False)
+            self._write_hand(s, p)
             self._sync_stock(s)
 
     def _end_turn(self, s: ChucheState) -> None:

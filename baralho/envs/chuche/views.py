@@ -137,6 +137,7 @@ def resample_hidden(game, s, player: int, rng: np.random.Generator):
         rng.shuffle(pool[b])
     for q in others:
         t.hands[q] = sorted(pool[b].pop() for b in sorted(s.back[c] for c in s.hands[q]))
+        game._write_hand(t, q)
     top = [pool[game.target(s)].pop()] if s.stock else []
     rest = sorted(c for cards in pool.values() for c in cards)
     rng.shuffle(rest)
