@@ -148,3 +148,25 @@ def test_heuristic_beats_random_play():
             game.apply(s, a)
         wins += s.rets[seat] > 0
     assert wins >= 20, wins
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_random_whole_matches_at_every_player_count(n):
+    """The conformance suite fuzzes match scope at 2 players; here a few whole matches
+    at the other counts, with invariants, the reference mask and the match end."""
+    game = ChucheGame(Config(num_players=n))
+    rng = np.random.default_rng(n)
+    for _ in range(3):
+        s = game.new_state(rng)
+        k = 0
+        while not game.is_over(s):
+            mask = game.legal_mask(s)
+            if k % 7 == 0:
+                game.check_invariants(s)
+                np.testing.assert_array_equal(mask, game.reference_legal_mask(s))
+            game.apply(s, int(rng.choice(np.flatnonzero(mask))))
+            k += 1
+        game.check_invariants(s)
+        best = max(s.scores)
+        assert (best >= game.goal and s.scores.count(best) == 1) or s.rounds_played == game.max_rounds
+        assert s.decisions <= game.max_decisions
