@@ -43,6 +43,7 @@ from baralho.envs.chuche.cards import (
     GOALS,
     KIND,
     LAST_TARGET,
+    MAX_SUM,
     NUM_COLOURS,
     NUM_KINDS,
     PER_COLOUR,
@@ -50,6 +51,7 @@ from baralho.envs.chuche.cards import (
     ROUBAR,
     SCORE_KIND,
     chuche_points,
+    reachable,
 )
 from baralho.envs.chuche.observation import (
     BLOQ_WINDOW,
@@ -75,6 +77,17 @@ _ROW_F = [array('f', card_row(c, b).tobytes()) for c in range(54) for b in range
 _ZERO_ROW = array('f', [0.0] * CARD_ROW)
 _ZERO_ROWS = [array('f', [0.0] * (3 - k) * CARD_ROW) for k in range(3)]
 _M64 = (1 << 64) - 1
+# Subset sums of the table by value counts (capped: more copies of v than MAX_SUM // v
+# never matter): (reachable sums, reachable sums once one card of each value is used).
+_CAP = tuple(MAX_SUM // v for v in range(1, 7))
+_SUMS: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
+
+
+def _sums(counts: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    minus = tuple(reachable(counts[:v] + (counts[v] - 1,) + counts[v + 1:]) if counts[v] else 0
+                  for v in range(6))
+    _SUMS[counts] = entry = (reachable(counts), minus)
+    return entry
 
 
 def _splitmix(x: int) -> int:
@@ -200,11 +213,14 @@ class ChucheGame:
         p, ph, owner = s.actor, s.phase, s.owner
         if ph == MAIN:
             hand = s.hands[p]
-            r = 1                     # bit x: some table cards the player may take sum to x
+            cnt = [0, 0, 0, 0, 0, 0]
             for c in s.table:
                 o = owner[c]
                 if o < 0 or o == p:
-                    r |= r << FRONT[c]
+                    v = FRONT[c] - 1
+                    if cnt[v] < _CAP[v]:
+                        cnt[v] += 1
+            r = (_SUMS.get(key := tuple(cnt)) or _sums(key))[0]   # bit x: the player's table cards reach x
             t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
             played = s.chuche_played
             held = s.held[p]
@@ -236,24 +252,31 @@ class ChucheGame:
                 if held[BOMBA]:
                     m[A_BOMBA] = 1
         elif ph == CAPTURE:
-            usable = [c for c in s.table if owner[c] < 0 or owner[c] == p]
-            vals = [FRONT[c] for c in usable]
+            usable = []
+            cnt = [0, 0, 0, 0, 0, 0]
+            for c in s.table:
+                o = owner[c]
+                if o < 0 or o == p:
+                    usable.append(c)
+                    v = FRONT[c] - 1
+                    if cnt[v] < _CAP[v]:
+                        cnt[v] += 1
+            others = (_SUMS.get(key := tuple(cnt)) or _sums(key))[1]
             t, total = (s.back[s.stock[-1]] if s.stock else LAST_TARGET), s.cap_sum
             goals = (t - 1, t, t + 1) if s.held[p][CORINGA] and not s.chuche_played else (t,)
-            for v in set(vals):
-                r, skip = 1, True     # sums of the other usable cards (one card of value v used)
-                for x in vals:
-                    if x == v and skip:
-                        skip = False
-                    else:
-                        r |= r << x
-                for g in goals:
-                    d = g - total - v
-                    if d >= 0 and r >> d & 1:
-                        for c in usable:
-                            if FRONT[c] == v:
-                                m[A_ADD + KIND[c]] = 1
-                        break
+            ok = 0                    # bit v: a card of value v can still complete the target
+            for v in range(1, 7):
+                if cnt[v - 1]:
+                    r = others[v - 1]
+                    for g in goals:
+                        d = g - total - v
+                        if d >= 0 and r >> d & 1:
+                            ok |= 1 << v
+                            break
+            if ok:
+                for c in usable:
+                    if ok >> FRONT[c] & 1:
+                        m[A_ADD + KIND[c]] = 1
             if s.cap_sel:
                 if total == t:
                     m[A_COMMIT] = 1
