@@ -110,7 +110,7 @@ class ChucheGame:
         self.max_rounds = config.max_rounds if config.scope == "match" else 1
         self.free_place = config.place_rule == "free"
         # Per round: <= N-3 hand-card plays, <= N added table cards, <= N-3 commits,
-        # <= 12 Chuche plays + 12 follow-ups, <= 3 passes per Bloqueio window
+        # <= 12 Chuche plays (one action each), <= 3 passes per Bloqueio window
         # (3 Bloqueio cards) over <= N-3 + 4 windows, <= 3 Escudo passes (RULES.md).
         self.round_bound = 6 * N + 12
         self.max_decisions = self.max_rounds * self.round_bound
