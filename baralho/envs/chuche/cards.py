@@ -86,3 +86,19 @@ def reachable(counts: tuple[int, ...]) -> int:
         for _ in range(n):
             r = (r | (r << v)) & full
     return r
+
+
+# Capped value counts: more copies of value v than MAX_SUM // v never matter in a sum.
+VALUE_CAP: tuple[int, ...] = tuple(MAX_SUM // v for v in range(1, 7))
+_SUMS: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
+
+
+def table_sums(counts: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """(reachable sums, reachable sums of the others once one card of value v is used,
+    for v = 1..6) of a table with these capped value counts; memoised (few keys)."""
+    entry = _SUMS.get(counts)
+    if entry is None:
+        minus = tuple(reachable(counts[:v] + (counts[v] - 1,) + counts[v + 1:]) if counts[v] else 0
+                      for v in range(6))
+        _SUMS[counts] = entry = (reachable(counts), minus)
+    return entry

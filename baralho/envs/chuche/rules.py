@@ -43,15 +43,15 @@ from baralho.envs.chuche.cards import (
     GOALS,
     KIND,
     LAST_TARGET,
-    MAX_SUM,
     NUM_COLOURS,
     NUM_KINDS,
     PER_COLOUR,
     POINTS,
     ROUBAR,
     SCORE_KIND,
+    VALUE_CAP,
     chuche_points,
-    reachable,
+    table_sums,
 )
 from baralho.envs.chuche.observation import (
     BLOQ_WINDOW,
@@ -66,7 +66,7 @@ from baralho.envs.chuche.observation import (
     public_vector,
     rotations,
 )
-from baralho.envs.chuche.state import ENV_ID, ChucheState, Config
+from baralho.envs.chuche.state import ENV_ID, ChucheState, Config, pcg64_state
 
 # Continuations after a Bloqueio window.
 CONT_MAIN, CONT_END = 0, 1
@@ -76,25 +76,6 @@ _ONES = b'\x01\x01\x01'
 _ROW_F = [array('f', card_row(c, b).tobytes()) for c in range(54) for b in range(6, 11)]
 _ZERO_ROW = array('f', [0.0] * CARD_ROW)
 _ZERO_ROWS = [array('f', [0.0] * (3 - k) * CARD_ROW) for k in range(3)]
-_M64 = (1 << 64) - 1
-# Subset sums of the table by value counts (capped: more copies of v than MAX_SUM // v
-# never matter): (reachable sums, reachable sums once one card of each value is used).
-_CAP = tuple(MAX_SUM // v for v in range(1, 7))
-_SUMS: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
-
-
-def _sums(counts: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    minus = tuple(reachable(counts[:v] + (counts[v] - 1,) + counts[v + 1:]) if counts[v] else 0
-                  for v in range(6))
-    _SUMS[counts] = entry = (reachable(counts), minus)
-    return entry
-
-
-def _splitmix(x: int) -> int:
-    x = (x + 0x9E3779B97F4A7C15) & _M64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
-    return x ^ (x >> 31)
 
 
 class ChucheGame:
@@ -195,11 +176,7 @@ class ChucheGame:
         (search copies a lot); the game's scratch Generator is re-seeded instead.
         """
         s.draws += 1
-        a = _splitmix(s.seed ^ (s.draws * 0xD1B54A32D192ED03 & _M64))
-        b = _splitmix(a)
-        self._scratch.bit_generator.state = {
-            "bit_generator": "PCG64", "state": {"state": (a << 64) | b, "inc": (b << 64) | a | 1},
-            "has_uint32": 0, "uinteger": 0}
+        self._scratch.bit_generator.state = pcg64_state(s.seed, s.draws)
         return self._scratch
 
     def has_hidden(self, s: ChucheState, player: int) -> bool:
@@ -218,9 +195,9 @@ class ChucheGame:
                 o = owner[c]
                 if o < 0 or o == p:
                     v = FRONT[c] - 1
-                    if cnt[v] < _CAP[v]:
+                    if cnt[v] < VALUE_CAP[v]:
                         cnt[v] += 1
-            r = (_SUMS.get(key := tuple(cnt)) or _sums(key))[0]   # bit x: the player's table cards reach x
+            r = table_sums(tuple(cnt))[0]   # bit x: the player's table cards reach x
             t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
             played = s.chuche_played
             held = s.held[p]
@@ -259,9 +236,9 @@ class ChucheGame:
                 if o < 0 or o == p:
                     usable.append(c)
                     v = FRONT[c] - 1
-                    if cnt[v] < _CAP[v]:
+                    if cnt[v] < VALUE_CAP[v]:
                         cnt[v] += 1
-            others = (_SUMS.get(key := tuple(cnt)) or _sums(key))[1]
+            others = table_sums(tuple(cnt))[1]
             t, total = (s.back[s.stock[-1]] if s.stock else LAST_TARGET), s.cap_sum
             goals = (t - 1, t, t + 1) if s.held[p][CORINGA] and not s.chuche_played else (t,)
             ok = 0                    # bit v: a card of value v can still complete the target
