@@ -53,7 +53,7 @@ def position(n: int = 2, hands=None, table=(), stock=(), target: int | None = No
                     list(chuche_deck), held, used, turn, turn, MAIN, False, -1, [], 0, [], 0, 0,
                     list(scores or [0] * n), rounds_played, 0, 0, False, [0.0] * n, 12345, 0,
                     sum(1 for c in table if own[c] < 0), array("f"))
-    s.pub = array("f", public_vector(game, s).tobytes())
+    s.pub = public_vector(game, s)
     game.check_invariants(s)
     return game, s
 

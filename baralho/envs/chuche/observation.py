@@ -10,6 +10,8 @@ compares the two, so the incremental bookkeeping is fuzzed by the conformance su
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from baralho.core.spaces import ObsLayout
@@ -104,7 +106,7 @@ def private_offset(layout: ObsLayout, p: int) -> int:
     return layout.size + p * 3 * CARD_ROW
 
 
-def public_vector(game, s) -> np.ndarray:
+def public_vector(game, s) -> array:
     """``state.pub`` built from scratch: the public part (absolute seats), then the hands."""
     L, n, o = game.obs_layout, game.num_players, game._o
     v = [0.0] * (L.size + n * 3 * CARD_ROW)   # plain list: this runs in every check_invariants call
@@ -148,4 +150,4 @@ def public_vector(game, s) -> np.ndarray:
         v[o["round_points"] + p] = pts
         v[o["scores"] + p] = s.scores[p]
     v[o["rounds_played"]] = s.rounds_played
-    return np.array(v, np.float32)
+    return array("f", v)

@@ -150,7 +150,7 @@ class ChucheGame:
         s.turn = s.actor = s.rounds_played % n       # the first seat rotates each round
         s.phase, s.chuche_played = MAIN, False
         s.nfree = len(s.table)
-        s.pub = array('f', public_vector(self, s).tobytes())
+        s.pub = public_vector(self, s)
         self._start_turn(s, s.turn)
 
     # ------------------------------------------------------------ protocol
