@@ -96,6 +96,9 @@ def _card_rows() -> np.ndarray:
 _ROWS = _card_rows()
 
 
+_ROW_LISTS = [row.tolist() for row in _ROWS.reshape(-1, CARD_ROW)]   # by 5 * card + back - 6
+
+
 def card_row(c: int, back: int) -> np.ndarray:
     """The observation row of card ``c`` with back ``back`` (hand slots, capture card)."""
     return _ROWS[c, back - 6]
@@ -110,22 +113,25 @@ def public_vector(game, s) -> array:
     """``state.pub`` built from scratch: the public part (absolute seats), then the hands."""
     L, n, o = game.obs_layout, game.num_players, game._o
     v = [0.0] * (L.size + n * 3 * CARD_ROW)   # plain list: this runs in every check_invariants call
+    back = s.back
     for p in range(n):
         at = private_offset(L, p)
         for c in s.hands[p]:
-            v[at:at + CARD_ROW] = card_row(c, s.back[c]).tolist()
+            v[at:at + CARD_ROW] = _ROW_LISTS[5 * c + back[c] - 6]
             at += CARD_ROW
     if s.cap_card >= 0:
-        row = card_row(s.cap_card, s.back[s.cap_card])
-        v[o["capture_card"]:o["capture_card"] + CARD_ROW] = row.tolist()
+        at = o["capture_card"]
+        v[at:at + CARD_ROW] = _ROW_LISTS[5 * s.cap_card + back[s.cap_card] - 6]
+        at = o["capture_selected"]
         for c in s.cap_sel:
-            v[o["capture_selected"] + KIND[c]] += 1
+            v[at + KIND[c]] += 1
         v[o["capture_sum"]] = s.cap_sum
+    table, blocked = o["table"], o["blocked"]
     for c in s.table:
         if s.owner[c] < 0:
-            v[o["table"] + KIND[c]] += 1
+            v[table + KIND[c]] += 1
         else:
-            v[o["blocked"] + NUM_KINDS * s.owner[c] + KIND[c]] += 1
+            v[blocked + NUM_KINDS * s.owner[c] + KIND[c]] += 1
     v[o["target"] + game.target(s) - 6] = 1
     v[o["stock_size"]] = len(s.stock)
     for col in s.colours:
@@ -134,20 +140,21 @@ def public_vector(game, s) -> array:
     v[o["chuche_played"]] = float(s.chuche_played)
     v[o["chuche_deck"]] = len(s.chuche_deck)
     v[o["turn_player"] + s.turn] = 1
+    hand_size, hand_backs, held, won_at = o["hand_size"], o["hand_backs"], o["chuche_held"], o["chuche_won"]
+    captured, gone, points, scores = o["captured"], o["gone"], o["round_points"], o["scores"]
     for p in range(n):
-        v[o["hand_size"] + p] = len(s.hands[p])
+        v[hand_size + p] = len(s.hands[p])
         for c in s.hands[p]:
-            v[o["hand_backs"] + 5 * p + s.back[c] - 6] += 1
-        for t in range(5):
-            v[o["chuche_held"] + 5 * p + t] = s.held[p][t]
+            v[hand_backs + 5 * p + back[c] - 6] += 1
+        v[held + 5 * p:held + 5 * p + 5] = s.held[p]
         won = sum(s.held[p]) + sum(s.used[p])
-        v[o["chuche_won"] + p] = won
+        v[won_at + p] = won
         pts = chuche_points(won)
         for c in s.piles[p]:
-            v[o["captured"] + 4 * p + SCORE_KIND[c]] += 1
-            v[o["gone"] + KIND[c]] += 1
+            v[captured + 4 * p + SCORE_KIND[c]] += 1
+            v[gone + KIND[c]] += 1
             pts += POINTS[c]
-        v[o["round_points"] + p] = pts
-        v[o["scores"] + p] = s.scores[p]
+        v[points + p] = pts
+        v[scores + p] = s.scores[p]
     v[o["rounds_played"]] = s.rounds_played
     return array("f", v)

@@ -70,6 +70,7 @@ from baralho.envs.chuche.state import ENV_ID, ChucheState, Config, pcg64_state
 
 # Continuations after a Bloqueio window.
 CONT_MAIN, CONT_END = 0, 1
+_CHUCHE_DECK = [t for t, k in enumerate(CHUCHE_COUNTS) for _ in range(k)]
 _ZERO5 = array('f', [0.0] * 5)
 _ONES = b'\x01\x01\x01'
 # observation rows by 5 * card + back - 6 (hand blocks, the capture card)
@@ -113,12 +114,12 @@ class ChucheGame:
     # ------------------------------------------------------------------ setup
     def new_state(self, rng: np.random.Generator) -> ChucheState:
         n = self.num_players
-        extra = rng.choice(np.arange(1, NUM_COLOURS), self.num_colours - 1, replace=False)
-        colours = (0, *sorted(int(c) for c in extra))
+        extra = rng.permutation(NUM_COLOURS - 1)[:self.num_colours - 1].tolist()
+        colours = (0, *sorted(c + 1 for c in extra))
         back = [0] * (NUM_COLOURS * PER_COLOUR)
-        for col in colours:
-            for j, b in enumerate(rng.permutation(BACKS_PER_COLOUR)):
-                back[col * PER_COLOUR + j] = int(b)
+        backs = rng.permuted(np.tile(BACKS_PER_COLOUR, (len(colours), 1)), axis=1).tolist()
+        for col, row in zip(colours, backs, strict=True):     # each colour's backs, shuffled
+            back[col * PER_COLOUR:(col + 1) * PER_COLOUR] = row
         in_play = tuple(col * PER_COLOUR + j for col in colours for j in range(PER_COLOUR))
         s = ChucheState(
             colours, in_play, tuple(back),
@@ -134,15 +135,14 @@ class ChucheGame:
         """A new round: shuffle the same cards (backs stay), deal 3 each and 3 to the table."""
         n = self.num_players
         chance = self._chance(s)
-        deck = [s.in_play[i] for i in chance.permutation(len(s.in_play))]
+        deck = [s.in_play[i] for i in chance.permutation(len(s.in_play)).tolist()]
         s.hands = [sorted(deck[3 * p:3 * p + 3]) for p in range(n)]
         s.table = deck[3 * n:3 * n + 3]
         s.stock = deck[3 * n + 3:]
         s.owner = [-1] * len(s.back)
         s.piles = [[] for _ in range(n)]
         s.discard = []
-        s.chuche_deck = [int(t) for t in chance.permutation(
-            [t for t, k in enumerate(CHUCHE_COUNTS) for _ in range(k)])]
+        s.chuche_deck = chance.permutation(_CHUCHE_DECK).tolist()
         s.held = [[0] * 5 for _ in range(n)]
         s.used = [[0] * 5 for _ in range(n)]
         s.cap_card, s.cap_sel, s.cap_sum, s.queue, s.bomba_hits = -1, [], 0, [], 0
