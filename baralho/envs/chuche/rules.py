@@ -190,14 +190,11 @@ class ChucheGame:
         p, ph, owner = s.actor, s.phase, s.owner
         if ph == MAIN:
             hand = s.hands[p]
-            cnt = [0, 0, 0, 0, 0, 0]
+            r = 1                     # bit x: some of the player's table cards sum to x
             for c in s.table:
                 o = owner[c]
                 if o < 0 or o == p:
-                    v = FRONT[c] - 1
-                    if cnt[v] < VALUE_CAP[v]:
-                        cnt[v] += 1
-            r = table_sums(tuple(cnt))[0]   # bit x: the player's table cards reach x
+                    r |= r << FRONT[c]
             t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
             played = s.chuche_played
             held = s.held[p]
