@@ -9,7 +9,7 @@ import baralho
 from baralho.core.config import ConfigError
 from baralho.envs import chuche_v0
 from baralho.envs.chuche.actions import A_ADD, A_CAPTURE, A_COMMIT, A_ESCUDO, A_PASS, A_ROUBAR
-from baralho.envs.chuche.cards import KIND
+from baralho.envs.chuche.cards import FRONT, KIND
 from baralho.envs.chuche.heuristic import ChucheHeuristic
 from baralho.envs.chuche.rules import ChucheGame, Config
 
@@ -170,3 +170,14 @@ def test_random_whole_matches_at_every_player_count(n):
         best = max(s.scores)
         assert (best >= game.goal and s.scores.count(best) == 1) or s.rounds_played == game.max_rounds
         assert s.decisions <= game.max_decisions
+
+
+def test_the_capture_being_built_is_public_and_kept_by_resampling():
+    game, s = position(hands=[[card(VM, 3), card(LA, 1)], [card(AM, 1)]], table=[card(AM, 4)],
+                       stock=[card(VD, 1), card(VD, 2)], target=7)
+    play(game, s, A_CAPTURE)                           # slot 0 is 3Vm (hands are sorted by id)
+    f = game.obs_layout.decode(game.observe(s, 1))
+    assert f["capture_card"].any() and f["capture_sum"][0] == FRONT[s.cap_card]
+    r = game.resample_hidden(s, 1, np.random.default_rng(0))
+    assert r.cap_card == s.cap_card
+    np.testing.assert_array_equal(game.legal_mask(r), game.legal_mask(s))
