@@ -169,3 +169,11 @@ def test_own_blocked_cards_cannot_be_unblocked_or_reblocked():
     game, s = position(hands=[[card(LA, 1)], [card(AM, 1)]], table=[card(AM, 6)], stock=[card(VD, 1)],
                        target=10, owner={card(AM, 6): 0}, held=[chuche(escudo=1, bloqueio=1), chuche()])
     assert legal(game, s) == {A_PLACE}
+
+
+def test_adding_a_kind_takes_the_free_copy_before_the_own_blocked_one():
+    free, mine = card(VM, 2), card(VM, 2, 1)
+    game, s = position(hands=[[card(LA, 5)], [card(AM, 1)]], table=[mine, free], stock=[card(VD, 1)],
+                       target=7, owner={mine: 0})
+    play(game, s, A_CAPTURE, A_ADD + KIND[free], A_COMMIT)
+    assert free in s.piles[0] and s.table == [mine] and s.owner[mine] == 0
