@@ -2,7 +2,7 @@
 
 ``make_agent(spec, env_id, seed)`` builds one from a short spec:
 ``random`` · ``heuristic`` · ``ismcts:200`` (simulations) · ``ismcts:0.5s`` (seconds
-per move) · ``ppo:PATH`` (an sb3-contrib MaskablePPO zip) · ``ppo`` (the env's zoo model).
+per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ppo:PATH`` (an sb3-contrib MaskablePPO zip) · ``ppo`` (the env's zoo model).
 """
 
 from __future__ import annotations
@@ -38,10 +38,14 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
         game = baralho.make(env_id, **(config or {})).unwrapped.game
         return heuristic_for(env_id, game, seed)
     if kind == "ismcts":
+        budget, _, style = arg.partition(":")
+        if style not in ("", "h"):
+            raise ValueError(f"bad ISMCTS rollout in {spec!r}: use ismcts:N or ismcts:N:h (heuristic rollouts)")
+        rollout = "heuristic" if style == "h" else "random"
         try:
-            if arg.endswith("s"):
-                return ISMCTSAgent(simulations=None, seconds=float(arg[:-1]), seed=seed)
-            return ISMCTSAgent(simulations=int(arg or 200), seed=seed)
+            if budget.endswith("s"):
+                return ISMCTSAgent(simulations=None, seconds=float(budget[:-1]), seed=seed, rollout=rollout)
+            return ISMCTSAgent(simulations=int(budget or 200), seed=seed, rollout=rollout)
         except ValueError as err:
             raise ValueError(f"bad ISMCTS budget in {spec!r}: {err}") from None
     if kind == "ppo":

@@ -5,8 +5,8 @@ draws a *determinization* — a full state consistent with what the acting seat
 knows, from ``game.resample_hidden`` — and walks one shared tree of action
 histories with UCB, counting for each action how often it was available
 ("availability" counts), so that actions legal in only some determinizations
-are not over-explored. Rollouts play random legal moves (or a given rollout
-policy over the determinized state) to the end of the episode; every node
+are not over-explored. Rollouts play random legal moves (or the game's
+heuristic, each seat from its own observation) to the end of the episode; every node
 backs up the return of the seat that acts there.
 
 The agent reads the live state only through ``resample_hidden``, whose draw
@@ -33,10 +33,13 @@ class _Node:
 
 
 class ISMCTSAgent:
-    """``ISMCTSAgent(simulations=200)`` or ``ISMCTSAgent(seconds=0.5)`` per move."""
+    """``ISMCTSAgent(simulations=200)`` or ``ISMCTSAgent(seconds=0.5)`` per move;
+    ``rollout="heuristic"`` plays rollouts with the game's heuristic (every seat
+    from its own observation) instead of uniformly random moves."""
 
     def __init__(self, simulations: int | None = 200, seconds: float | None = None,
-                 exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None) -> None:
+                 exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
+                 rollout: str = "random") -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and simulations < 1:
@@ -45,13 +48,21 @@ class ISMCTSAgent:
         self.seconds = seconds
         self.c = exploration
         self.max_rollout = max_rollout
+        if rollout not in ("random", "heuristic"):
+            raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
+        self.rollout = rollout
         self.rng = np.random.default_rng(seed)
         self.env = None
+        self._policy = None
         budget = f"{simulations}" if seconds is None else f"{seconds}s"
-        self.name = f"ismcts:{budget}"
+        self.name = f"ismcts:{budget}" + (":h" if rollout == "heuristic" else "")
 
     def bind(self, env) -> None:
         self.env = env.unwrapped
+        if self.rollout == "heuristic" and self._policy is None:
+            from baralho.agents import heuristic_for
+
+            self._policy = heuristic_for(self.env.game.env_id, self.env.game, seed=0)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -120,8 +131,16 @@ class ISMCTSAgent:
         return best
 
     def _rollout(self, game, s, rng: np.random.Generator) -> None:
+        policy = self._policy
         for _ in range(self.max_rollout):
             if game.is_over(s):
                 return
-            legal = np.flatnonzero(game.legal_mask(s))
-            game.apply(s, int(legal[rng.integers(len(legal))]))
+            mask = game.legal_mask(s)
+            if policy is not None:
+                # the heuristic plays every seat from that seat's own observation
+                seat = game.current_player(s)
+                obs = {"observation": game.observe(s, seat), "action_mask": mask}
+                game.apply(s, policy.act(obs, f"player_{seat}"))
+            else:
+                legal = np.flatnonzero(mask)
+                game.apply(s, int(legal[rng.integers(len(legal))]))
