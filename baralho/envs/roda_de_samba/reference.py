@@ -1,0 +1,186 @@
+"""Slow, obviously-correct checks: the reference legal mask and the invariants.
+
+Written independently of the fast paths in rules.py (no shared helpers for
+legality or requirements): the conformance suite compares
+``reference_legal_mask`` with ``legal_mask`` at sampled positions.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from baralho.envs.roda_de_samba.cards import REQ_ANY, REQ_INSTRUMENT, REQ_PAIR
+from baralho.envs.roda_de_samba.view import (
+    MAX_GROUP, PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE, PH_RESERVE, PHASES, ROW, SPACES)
+
+
+def brute_requirements(deck, requires, units) -> bool:
+    """``units``: one entry per card the roda offers: ``("i", instrument)`` or ``("j", colour)``
+    for a coringa. Try every way to give each token its own cards."""
+    per_token = []
+    for kind, arg in requires:
+        opts = []
+        for u, (typ, x) in enumerate(units):
+            colour = deck.inst_colour[x] if typ == "i" else x
+            if kind == REQ_INSTRUMENT and ((typ == "i" and x == arg) or
+                                           (typ == "j" and colour == deck.inst_colour[arg])):
+                opts.append((u,))
+            if kind == REQ_ANY and colour == arg:
+                opts.append((u,))
+        if kind == REQ_PAIR:
+            for u, w in itertools.combinations(range(len(units)), 2):
+                (tu, xu), (tw, xw) = units[u], units[w]
+                cu = deck.inst_colour[xu] if tu == "i" else xu
+                cw = deck.inst_colour[xw] if tw == "i" else xw
+                if cu != arg or cw != arg:
+                    continue
+                if tu == "i" and tw == "i" and xu != xw:
+                    continue  # two different instruments are not a repeated one
+                opts.append((u, w))
+        per_token.append(opts)
+    for choice in itertools.product(*per_token):
+        used = [u for opt in choice for u in opt]
+        if len(used) != len(set(used)):
+            continue
+        insts = []
+        for opt in choice:
+            real = {units[u][1] for u in opt if units[u][0] == "i"}
+            insts.extend(real)
+        if len(insts) == len(set(insts)):  # every token has its own instrument
+            return True
+    return False
+
+
+def roda_units(game, s, p) -> list[tuple[str, int]]:
+    d = game.deck
+    units = []
+    for k in range(d.num_inst_kinds):
+        inst = d.kind_inst[k]
+        typ = "j" if d.inst_coringa[inst] else "i"
+        units.extend([(typ, d.inst_colour[inst] if typ == "j" else inst)] * s.laid[p][k])
+    if s.called[p] and d.sambistas[s.called[p][-1]].brings >= 0:
+        units.append(("i", d.sambistas[s.called[p][-1]].brings))
+    return units
+
+
+def reference_legal_mask(game, s) -> np.ndarray:
+    m = np.zeros(game.num_actions, np.int8)
+    if s.over:
+        return m
+    d, p = game.deck, s.player
+    hand = s.hands[p]
+    nonempty = [sum(s.piles[c]) > 0 for c in range(len(d.colours))]
+    if s.phase in (PH_DRAW, PH_PILE):
+        if s.phase == PH_DRAW and len(s.deck) > 0:
+            m[game.A_DRAW] = 1
+        for c, ok in enumerate(nonempty):
+            m[game.A_PILE + c] = ok
+    elif s.phase == PH_LAY:
+        for k in range(d.num_inst_kinds):
+            inst = d.kind_inst[k]
+            if hand[k] > 0 and (inst in s.space_inst[p] or s.space_inst[p].count(-1) > 0):
+                m[game.A_LAY + k] = 1
+    elif s.phase == PH_PLACE:
+        inst = d.kind_inst[s.selected[0]]
+        for k in range(d.num_inst_kinds):
+            if hand[k] > 0 and d.kind_inst[k] == inst and len(s.selected) < MAX_GROUP:
+                m[game.A_LAY + k] = 1
+        for sp in range(SPACES):
+            here = s.space_inst[p][sp]
+            if here == inst or (here == -1 and inst not in s.space_inst[p]):
+                m[game.A_PLACE + sp] = 1
+    elif s.phase == PH_CALL:
+        units = roda_units(game, s, p)
+        for i in range(ROW):
+            sid = s.row[i]
+            if sid >= 0 and brute_requirements(d, d.sambistas[sid].requires, units):
+                m[game.A_CALL + i] = 1
+        r = s.reserved[p]
+        if r >= 0 and brute_requirements(d, d.sambistas[r].requires, units):
+            m[game.A_CALL_RESERVED] = 1
+        m[game.A_CALL_NONE] = 1
+    elif s.phase == PH_DISCARD:
+        for k in range(d.num_inst_kinds):
+            m[game.A_DISCARD + k] = hand[k] > 0
+        for c, ok in enumerate(nonempty):
+            m[game.A_DISCARD_MAL + c] = ok and hand[d.malandro] > 0
+    elif s.phase == PH_RESERVE:
+        for i in range(ROW):
+            m[game.A_RESERVE + i] = s.row[i] >= 0
+        m[game.A_RESERVE_TOP] = len(s.samb_deck) > 0
+        m[game.A_RESERVE_NONE] = 1
+    return m
+
+
+def check_invariants(game, s) -> None:
+    d, n, K, KI = game.deck, game.num_players, game.K, game.KI
+    # every card in exactly one place
+    where = [0] * K
+    for p in range(n):
+        assert len(s.hands[p]) == K and min(s.hands[p]) >= 0, f"hand {p} malformed"
+        assert s.hand_size[p] == sum(s.hands[p]), f"hand size {p}"
+        for k in range(K):
+            where[k] += s.hands[p][k]
+            assert 0 <= s.known[p][k] <= s.hands[p][k], f"known {p} {k}"
+        for k in range(KI):
+            where[k] += s.laid[p][k]
+    for k in s.deck:
+        where[k] += 1
+    for k in s.selected:
+        where[k] += 1
+    for c in range(len(d.colours)):
+        for k in range(K):
+            assert s.piles[c][k] >= 0
+            where[k] += s.piles[c][k]
+            if k < KI and s.piles[c][k]:
+                assert game.kind_colour[k] == c, f"{d.kind_name(k)} on the {d.colours[c]} pile"
+    assert where == list(d.kind_copies), "cards are not each in exactly one place"
+    assert s.pile_size == [sum(pl) for pl in s.piles], "pile sizes"
+    # sambistas: each exactly once
+    sids = [x for x in s.row if x >= 0] + list(s.samb_deck) + [x for x in s.reserved if x >= 0]
+    for p in range(n):
+        sids += s.called[p]
+    assert sorted(sids) == list(range(len(d.sambistas))), "sambistas are not each in exactly one place"
+    assert len(s.row) == ROW
+    # rodas
+    for p in range(n):
+        seen = [x for x in s.space_inst[p] if x >= 0]
+        assert len(seen) == len(set(seen)), f"an instrument on two spaces of roda {p}"
+        total = 0
+        for sp in range(SPACES):
+            inst = s.space_inst[p][sp]
+            cards = [k for k in range(KI) if d.kind_inst[k] == inst] if inst >= 0 else []
+            cnt = sum(s.laid[p][k] for k in cards)
+            assert s.space_count[p][sp] == cnt, f"space {sp} of roda {p} count"
+            assert (inst < 0) == (cnt == 0), f"space {sp} of roda {p} occupancy"
+            bits = 0
+            for k in cards:
+                if s.laid[p][k] and d.kind_number[k]:
+                    bits |= 1 << d.kind_number[k]
+            assert s.space_nums[p][sp] == bits
+            if inst >= 0:
+                assert s.inst_space[p][inst] == sp
+            total += cnt
+        for i in range(len(d.inst_names)):
+            sp = s.inst_space[p][i]
+            assert sp == -1 or s.space_inst[p][sp] == i
+        assert total == s.laid_total[p] == sum(s.laid[p])
+        assert s.atrav[p] == game.atravessados(s, p)
+        assert 0 <= s.atrav[p] <= SPACES
+        assert s.fame[p] == game.fame_of(s, p), f"fame of {p}"
+    # turn machinery
+    assert 0 <= s.round <= game.config.max_rounds
+    assert len(s.selected) <= MAX_GROUP
+    if s.over:
+        assert s.player == -1 and s.phase == -1
+        assert abs(sum(s.returns)) < 1e-9
+    else:
+        assert 0 <= s.player < n and 0 <= s.phase < len(PHASES)
+        assert (s.phase == PH_PLACE) == bool(s.selected)
+        if s.selected:
+            assert all(d.kind_inst[k] == s.sel_inst for k in s.selected)
+        assert s.phase != PH_CALL or not s.called_this_turn
+        assert -1 <= s.bang < 4
+    assert np.array_equal(s.obs, game.view.rebuild(s)), "incremental observation differs from a rebuild"
