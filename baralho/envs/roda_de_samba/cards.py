@@ -162,7 +162,8 @@ def parse_deck(raw: object, where: str = "<data>") -> Deck:
     """Validate an already-parsed card list (see the module docstring)."""
     top = _object(where, "top level", raw,
                   ("colours", "instruments", "coringas", "malandros", "sambistas", "rodas"), ("about",))
-    colours = [_name(where, f"colours[{i}]", c) for i, c in enumerate(_list(where, "colours", top["colours"]))]
+    colours = [_name(where, f"colours[{i}]", c)
+               for i, c in enumerate(_list(where, "colours", top["colours"]))]
     if len(set(colours)) != len(colours):
         raise _fail(where, "colours", f"duplicate colour in {colours}")
     colour_of = {c: i for i, c in enumerate(colours)}
@@ -243,7 +244,8 @@ def parse_deck(raw: object, where: str = "<data>") -> Deck:
             else:
                 reqs.append((REQ_INSTRUMENT, instrument(f"{entry} requirement {t!r}", t)))
         if len({r for r in reqs if r[0] == REQ_INSTRUMENT}) != sum(r[0] == REQ_INSTRUMENT for r in reqs):
-            raise _fail(where, f"{entry} requires", "an instrument is named twice (use '??colour' for a pair)")
+            raise _fail(where, f"{entry} requires",
+                        "an instrument is named twice (use '??colour' for a pair)")
         stars = _int(where, f"{entry} stars", e["stars"], 0, 20)
         bonus = _object(where, f"{entry} bonus", e["bonus"], ("colour", "points"))
         bonus_colour = colour(f"{entry} bonus", bonus["colour"])
@@ -251,7 +253,8 @@ def parse_deck(raw: object, where: str = "<data>") -> Deck:
         brings, bang = -1, -1
         benefit = e["benefit"]
         if benefit is not None:
-            if not isinstance(benefit, dict) or len(benefit) != 1 or not {"instrument", "action"} & set(benefit):
+            if not (isinstance(benefit, dict) and len(benefit) == 1
+                    and {"instrument", "action"} & set(benefit)):
                 raise _fail(where, f"{entry} benefit", f"{benefit!r} must be null, {{'instrument': name}} "
                             f"or {{'action': one of {list(BANG_ACTIONS)}}}")
             if "instrument" in benefit:
@@ -273,7 +276,7 @@ def parse_deck(raw: object, where: str = "<data>") -> Deck:
 
 
 # --------------------------------------------------------------- requirements
-def requirements_met(deck: Deck, requires, counts, coringas) -> bool:
+def requirements_met(deck: Deck, requires, counts, coringas, independent: bool | None = None) -> bool:
     """Whether a roda meets a sambista's requirements.
 
     ``counts[i]``: cards of the (non-coringa) instrument ``i`` the roda offers
@@ -284,13 +287,28 @@ def requirements_met(deck: Deck, requires, counts, coringas) -> bool:
     two coringas make a ``??``).
     """
     colour = deck.inst_colour
-    for kind, arg in requires:  # quick rejection: a token nothing could fill
+    for kind, arg in requires:  # each token alone: exact when no two tokens share a colour
         if kind == REQ_INSTRUMENT:
             if not counts[arg] and not coringas[colour[arg]]:
                 return False
-        elif not coringas[arg] and not any(counts[i] for i in deck.colour_insts[arg]):
-            return False
+        elif kind == REQ_ANY:
+            if not coringas[arg] and not any(counts[i] for i in deck.colour_insts[arg]):
+                return False
+        else:
+            j = coringas[arg]
+            if j < 2 and not any(counts[i] >= 2 or (counts[i] and j) for i in deck.colour_insts[arg]):
+                return False
+    if independent is None:
+        independent = tokens_independent(deck, requires)
+    if independent:
+        return True  # tokens of different colours never compete for a card
     return _match(deck, requires, 0, counts, list(coringas), set())
+
+
+def tokens_independent(deck: Deck, requires) -> bool:
+    """True when no two tokens share a colour (then each can be checked alone)."""
+    return len({arg if kind != REQ_INSTRUMENT else deck.inst_colour[arg] for kind, arg in requires}) \
+        == len(requires)
 
 
 def _match(deck: Deck, reqs, j: int, counts, cor: list, used: set) -> bool:

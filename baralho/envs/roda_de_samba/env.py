@@ -70,7 +70,7 @@ Action space (default deck; `game.A_*` hold the offsets for any card list)
 |---|---|
 | 0 | draw 2 from the instrument deck (1 if only 1 is left) |
 | 1–4 | take the whole discard pile of colour corda, mao, baqueta, criativos (also the `!descarte` choice) |
-| 5–56 | lay card kind k−5 (instrument × number; coringas last): the first card of the group, then more of the same instrument (up to 4) |
+| 5–56 | lay card kind a−5 (instrument × number, coringas last); again for a pair/trio/quartet |
 | 57–66 | place the group on space s−57 (its instrument's space, or an empty one) |
 | 67–70 | call the open sambista in slot a−67 |
 | 71 | call the reserved sambista |

@@ -13,7 +13,18 @@ import numpy as np
 
 from baralho.envs.roda_de_samba.cards import REQ_ANY, REQ_INSTRUMENT, REQ_PAIR
 from baralho.envs.roda_de_samba.view import (
-    MAX_GROUP, PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE, PH_RESERVE, PHASES, ROW, SPACES)
+    MAX_GROUP,
+    PH_CALL,
+    PH_DISCARD,
+    PH_DRAW,
+    PH_LAY,
+    PH_PILE,
+    PH_PLACE,
+    PH_RESERVE,
+    PHASES,
+    ROW,
+    SPACES,
+)
 
 
 def brute_requirements(deck, requires, units) -> bool:

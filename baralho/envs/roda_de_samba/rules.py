@@ -15,10 +15,30 @@ import numpy as np
 
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.roda_de_samba.cards import (
-    BANG_ACTIONS, BANG_BAIXA, BANG_COMPRA, BANG_DESCARTE, BANG_MALANDRAGEM, DeckError, load_deck,
-    requirements_met)
+    BANG_ACTIONS,
+    BANG_BAIXA,
+    BANG_COMPRA,
+    BANG_DESCARTE,
+    BANG_MALANDRAGEM,
+    DeckError,
+    load_deck,
+    requirements_met,
+    tokens_independent,
+)
 from baralho.envs.roda_de_samba.view import (
-    MAX_GROUP, PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE, PH_RESERVE, PHASES, ROW, SPACES, View)
+    MAX_GROUP,
+    PH_CALL,
+    PH_DISCARD,
+    PH_DRAW,
+    PH_LAY,
+    PH_PILE,
+    PH_PLACE,
+    PH_RESERVE,
+    PHASES,
+    ROW,
+    SPACES,
+    View,
+)
 
 ENV_ID = "roda_de_samba_v0"
 HAND_SIZE = 5
@@ -78,13 +98,13 @@ class RodaState:
     over: bool = False
     returns: list[float] = field(default_factory=list)
 
-    def copy(self) -> "RodaState":
+    def copy(self) -> RodaState:
         new = copy.copy(self)
         for name in ("hands", "known", "piles", "space_inst", "space_count", "space_nums", "inst_space",
                      "laid", "called"):
             setattr(new, name, [list(x) for x in getattr(self, name)])
-        for name in ("hand_size", "pile_size", "deck", "laid_total", "reserved", "row", "samb_deck", "atrav", "fame",
-                     "selected", "callable", "returns"):
+        for name in ("hand_size", "pile_size", "deck", "laid_total", "reserved", "row", "samb_deck", "atrav",
+                     "fame", "selected", "callable", "returns"):
             setattr(new, name, list(getattr(self, name)))
         new.obs = self.obs.copy()
         return new
@@ -130,6 +150,7 @@ class RodaDeSambaGame:
         self.inst_coringa = list(d.inst_coringa)
         self.num_idx = [self.view.num_index.get(d.kind_number[k], -1) for k in range(KI)]
         self.mal = d.malandro
+        self.independent = [tokens_independent(d, sb.requires) for sb in d.sambistas]
         self.inst_kinds = [[k for k in range(KI) if d.kind_inst[k] == i] for i in range(self.I)]
 
     # ------------------------------------------------------------------ setup
@@ -362,8 +383,10 @@ class RodaDeSambaGame:
         o[v.o_cards_laid + p] = s.laid_total[p]
         s.selected = []
         s.sel_inst = -1
-        s.atrav[p] = self.atravessados(s, p)
-        o[v.o_atrav + p] = s.atrav[p]
+        atrav = self.atravessados(s, p)
+        if atrav != s.atrav[p]:
+            s.atrav[p] = atrav
+            o[v.o_atrav + p] = atrav
         self._update_fame(s, p)
         if -1 not in s.space_inst[p]:
             self._trigger_end(s)
@@ -508,9 +531,13 @@ class RodaDeSambaGame:
             o[v.o_bang + bang] = 1
 
     def _can_lay(self, s: RodaState, p: int) -> bool:
-        hand, sp, ks = s.hands[p], s.inst_space[p], self.kind_inst
-        free = -1 in s.space_inst[p]
-        return any(hand[k] and (free or sp[ks[k]] >= 0) for k in range(self.KI))
+        hand = s.hands[p]
+        if s.hand_size[p] == hand[self.mal]:
+            return False  # no instrument in hand
+        if -1 in s.space_inst[p]:
+            return True
+        sp, ks = s.inst_space[p], self.kind_inst
+        return any(hand[k] and sp[ks[k]] >= 0 for k in range(self.KI))
 
     def _to_lay(self, s: RodaState) -> None:
         if self._can_lay(s, s.player):
@@ -522,10 +549,11 @@ class RodaDeSambaGame:
         p = s.player
         counts, coringas = self.roda_resources(s, p)
         sambs, d = self.deck.sambistas, self.deck
+        ind = self.independent
         acts = [self.A_CALL + i for i, sid in enumerate(s.row)
-                if sid >= 0 and requirements_met(d, sambs[sid].requires, counts, coringas)]
+                if sid >= 0 and requirements_met(d, sambs[sid].requires, counts, coringas, ind[sid])]
         r = s.reserved[p]
-        if r >= 0 and requirements_met(d, sambs[r].requires, counts, coringas):
+        if r >= 0 and requirements_met(d, sambs[r].requires, counts, coringas, ind[r]):
             acts.append(self.A_CALL_RESERVED)
         s.callable = acts
         if acts:
@@ -566,7 +594,6 @@ class RodaDeSambaGame:
         return None
 
     def _finish(self, s: RodaState) -> list[float]:
-        n = self.num_players
         s.over = True
         self._set_phase(s, -1)
         s.player = -1
@@ -577,7 +604,7 @@ class RodaDeSambaGame:
     def rewards_for(self, fame: list[int], laid: list[int]) -> list[float]:
         """+1 to the winner, −1/(n−1) to each other seat; tied winners share the +1's worth."""
         n = self.num_players
-        best = max(zip(fame, laid))
+        best = max(zip(fame, laid, strict=True))
         winners = [p for p in range(n) if (fame[p], laid[p]) == best]
         w = len(winners)
         if w == n:
@@ -586,7 +613,7 @@ class RodaDeSambaGame:
         return [win if p in winners else -1.0 / (n - 1) for p in range(n)]
 
     def winners(self, s: RodaState) -> list[int]:
-        best = max(zip(s.fame, s.laid_total))
+        best = max(zip(s.fame, s.laid_total, strict=True))
         return [p for p in range(self.num_players) if (s.fame[p], s.laid_total[p]) == best]
 
     # ----------------------------------------------------- hidden information

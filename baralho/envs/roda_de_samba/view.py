@@ -40,12 +40,12 @@ class View:
     def __init__(self, deck: Deck, n: int, max_rounds: int) -> None:
         self.deck, self.n = deck, n
         K, KI, C = deck.num_kinds, deck.num_inst_kinds, len(deck.colours)
-        I, S, NUM = len(deck.inst_names), len(deck.sambistas), len(deck.numbers)
+        NI, S, NUM = len(deck.inst_names), len(deck.sambistas), len(deck.numbers)
         total = sum(deck.kind_copies)
         cmax = max(deck.kind_copies)
         lo, hi = fame_bounds(deck)
         stack = max(sum(c for k, c in enumerate(deck.kind_copies[:-1]) if deck.kind_inst[k] == i)
-                    for i in range(I))
+                    for i in range(NI))
         spec = [  # name, shape, low, high, doc
             ("phase", (len(PHASES),), 0, 1, "one-hot: " + ", ".join(PHASES)),
             ("bang", (len(BANG_ACTIONS),), 0, 1, "one-hot: the `!` benefit being resolved: "
@@ -62,14 +62,14 @@ class View:
             ("hand_size", (n,), 0, total, "cards in hand"),
             ("known", (n, K), 0, max(cmax, deck.kind_copies[-1]),
              "cards publicly known to be in that hand (taken from discard piles)"),
-            ("space_instrument", (n, SPACES, I), 0, 1, "instrument on each roda space, one-hot"),
+            ("space_instrument", (n, SPACES, NI), 0, 1, "instrument on each roda space, one-hot"),
             ("space_colour", (n, SPACES, C), 0, 1, "colour of each roda space, one-hot"),
             ("space_numbers", (n, SPACES, NUM), 0, cmax, "visible numbers on each space (count each)"),
             ("space_cards", (n, SPACES), 0, stack, "cards stacked on each space"),
             ("laid", (n, KI), 0, cmax, "cards laid in the roda, count per kind"),
             ("sambistas", (n, S), 0, 1, "sambistas called"),
             ("top_sambista", (n, S), 0, 1, "the sambista on top (its benefit applies)"),
-            ("brought", (n, I), 0, 1, "instrument the top sambista brings (counts for calls)"),
+            ("brought", (n, NI), 0, 1, "instrument the top sambista brings (counts for calls)"),
             ("reserved", (n, S), 0, 1, "reserved sambista beside the roda (face up)"),
             ("atravessados", (n,), 0, SPACES, "neighbouring pairs out of harmony"),
             ("fame", (n,), lo, hi, "fame if the game ended now"),
@@ -139,7 +139,7 @@ class View:
         """The base vector of state ``s`` computed from scratch."""
         d, n = self.deck, self.n
         K, KI, C = d.num_kinds, d.num_inst_kinds, len(d.colours)
-        I, S, NUM = len(d.inst_names), len(d.sambistas), len(d.numbers)
+        NI, S, NUM = len(d.inst_names), len(d.sambistas), len(d.numbers)
         b = np.zeros(self.size, np.float32)
         b[self.o_phase + s.phase] = 1
         if s.bang >= 0:
@@ -164,7 +164,7 @@ class View:
                 inst = s.space_inst[p][sp]
                 if inst < 0:
                     continue
-                b[self.o_sp_inst + p * SPACES * I + sp * I + inst] = 1
+                b[self.o_sp_inst + p * SPACES * NI + sp * NI + inst] = 1
                 b[self.o_sp_col + p * SPACES * C + sp * C + d.inst_colour[inst]] = 1
                 b[self.o_sp_cards + p * SPACES + sp] = s.space_count[p][sp]
             for k in range(KI):
@@ -180,7 +180,7 @@ class View:
                 top = s.called[p][-1]
                 b[self.o_top + p * S + top] = 1
                 if d.sambistas[top].brings >= 0:
-                    b[self.o_brought + p * I + d.sambistas[top].brings] = 1
+                    b[self.o_brought + p * NI + d.sambistas[top].brings] = 1
             if s.reserved[p] >= 0:
                 b[self.o_reserved + p * S + s.reserved[p]] = 1
             b[self.o_atrav + p] = s.atrav[p]
