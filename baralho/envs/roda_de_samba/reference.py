@@ -8,6 +8,7 @@ legality or requirements): the conformance suite compares
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
@@ -126,58 +127,58 @@ def reference_legal_mask(game, s) -> np.ndarray:
 
 
 def check_invariants(game, s) -> None:
+    """Conservation and consistency of the engine state. The incremental
+    observation is compared with a full rebuild by :func:`check_observation`
+    (kept apart: it is the expensive part; the tests run it on every move)."""
     d, n, K, KI = game.deck, game.num_players, game.K, game.KI
+    add = operator.add
     # every card in exactly one place
     where = [0] * K
     for p in range(n):
-        assert len(s.hands[p]) == K and min(s.hands[p]) >= 0, f"hand {p} malformed"
-        assert s.hand_size[p] == sum(s.hands[p]), f"hand size {p}"
-        for k in range(K):
-            where[k] += s.hands[p][k]
-            assert 0 <= s.known[p][k] <= s.hands[p][k], f"known {p} {k}"
-        for k in range(KI):
-            where[k] += s.laid[p][k]
+        hand, known = s.hands[p], s.known[p]
+        assert len(hand) == K and min(hand) >= 0, f"hand {p} malformed"
+        assert s.hand_size[p] == sum(hand), f"hand size {p}"
+        assert min(known) >= 0 and all(map(operator.le, known, hand)), f"known cards not in hand {p}"
+        where = list(map(add, where, hand))
+        where[:KI] = map(add, where[:KI], s.laid[p])
+    for c, pile in enumerate(s.piles):
+        assert min(pile) >= 0 and s.pile_size[c] == sum(pile), "pile sizes"
+        if s.pile_size[c]:
+            kc = game.kind_colour
+            wrong = [k for k, x in enumerate(pile[:KI]) if x and kc[k] != c]
+            assert not wrong, f"{d.kind_name(wrong[0])} on the {d.colours[c]} pile"
+        where = list(map(add, where, pile))
     for k in s.deck:
         where[k] += 1
     for k in s.selected:
         where[k] += 1
-    for c in range(len(d.colours)):
-        for k in range(K):
-            assert s.piles[c][k] >= 0
-            where[k] += s.piles[c][k]
-            if k < KI and s.piles[c][k]:
-                assert game.kind_colour[k] == c, f"{d.kind_name(k)} on the {d.colours[c]} pile"
     assert where == list(d.kind_copies), "cards are not each in exactly one place"
-    assert s.pile_size == [sum(pl) for pl in s.piles], "pile sizes"
     # sambistas: each exactly once
     sids = [x for x in s.row if x >= 0] + list(s.samb_deck) + [x for x in s.reserved if x >= 0]
     for p in range(n):
         sids += s.called[p]
     assert sorted(sids) == list(range(len(d.sambistas))), "sambistas are not each in exactly one place"
     assert len(s.row) == ROW
-    # rodas
+    # rodas: spaces agree with the cards laid
     for p in range(n):
         seen = [x for x in s.space_inst[p] if x >= 0]
         assert len(seen) == len(set(seen)), f"an instrument on two spaces of roda {p}"
-        total = 0
-        for sp in range(SPACES):
-            inst = s.space_inst[p][sp]
-            cards = [k for k in range(KI) if d.kind_inst[k] == inst] if inst >= 0 else []
-            cnt = sum(s.laid[p][k] for k in cards)
-            assert s.space_count[p][sp] == cnt, f"space {sp} of roda {p} count"
-            assert (inst < 0) == (cnt == 0), f"space {sp} of roda {p} occupancy"
-            bits = 0
-            for k in cards:
-                if s.laid[p][k] and d.kind_number[k]:
-                    bits |= 1 << d.kind_number[k]
-            assert s.space_nums[p][sp] == bits
-            if inst >= 0:
-                assert s.inst_space[p][inst] == sp
-            total += cnt
-        for i in range(len(d.inst_names)):
-            sp = s.inst_space[p][i]
-            assert sp == -1 or s.space_inst[p][sp] == i
-        assert total == s.laid_total[p] == sum(s.laid[p])
+        count, bits = [0] * len(d.inst_names), [0] * len(d.inst_names)
+        for k, c in enumerate(s.laid[p]):
+            if c:
+                count[d.kind_inst[k]] += c
+                if d.kind_number[k]:
+                    bits[d.kind_inst[k]] |= 1 << d.kind_number[k]
+        for i, sp in enumerate(s.inst_space[p]):
+            assert (sp >= 0) == (count[i] > 0), f"instrument {i} of roda {p}: space vs cards laid"
+            if sp >= 0:
+                assert s.space_inst[p][sp] == i
+                assert s.space_count[p][sp] == count[i], f"space {sp} of roda {p} count"
+                assert s.space_nums[p][sp] == bits[i], f"space {sp} of roda {p} numbers"
+        assert len(count) - count.count(0) == len(seen)
+        for inst, cnt, bits_ in zip(s.space_inst[p], s.space_count[p], s.space_nums[p], strict=True):
+            assert inst >= 0 or cnt == bits_ == 0, f"an empty space of roda {p} holds cards"
+        assert sum(count) == s.laid_total[p]
         assert s.atrav[p] == game.atravessados(s, p)
         assert 0 <= s.atrav[p] <= SPACES
         assert s.fame[p] == game.fame_of(s, p), f"fame of {p}"
@@ -194,4 +195,13 @@ def check_invariants(game, s) -> None:
             assert all(d.kind_inst[k] == s.sel_inst for k in s.selected)
         assert s.phase != PH_CALL or not s.called_this_turn
         assert -1 <= s.bang < 4
-    assert np.array_equal(s.obs, game.view.rebuild(s)), "incremental observation differs from a rebuild"
+
+
+def check_observation(game, s) -> None:
+    """The incrementally written base vector equals a rebuild from the state."""
+    fresh = game.view.rebuild(s)
+    if not np.array_equal(s.obs, fresh):
+        bad = np.flatnonzero(s.obs != fresh)
+        names = {f.name for f in game.view.base_layout.fields.values()
+                 for i in bad if f.start <= i < f.stop}
+        raise AssertionError(f"incremental observation differs from a rebuild in {sorted(names)}")

@@ -98,6 +98,10 @@ class View:
         self.o_top, self.o_brought, self.o_reserved = o["top_sambista"], o["brought"], o["reserved"]
         self.o_atrav, self.o_fame, self.o_cards_laid = o["atravessados"], o["fame"], o["cards_laid"]
         self.num_index = {v: i for i, v in enumerate(deck.numbers)}
+        self._inst_colour = np.array(deck.inst_colour, np.intp)
+        self._kind_inst = np.array(deck.kind_inst, np.intp)
+        self._numbered = np.array([k for k in range(KI) if deck.kind_number[k]], np.intp)
+        self._kind_num = np.array([self.num_index.get(x, 0) for x in deck.kind_number], np.intp)
         # gather index per observer
         self.index = []
         for p in range(n):
@@ -157,23 +161,23 @@ class View:
         b[self.o_end] = s.end_triggered
         if s.player >= 0:
             b[self.o_current + s.player] = 1
+        b[self.o_hand_size:self.o_hand_size + n] = s.hand_size
+        b[self.o_known:self.o_known + n * K] = np.asarray(s.known, np.float32).ravel()
+        sp_inst = np.asarray(s.space_inst)
+        pp, ss = np.nonzero(sp_inst >= 0)
+        ii = sp_inst[pp, ss]
+        b[self.o_sp_inst + (pp * SPACES + ss) * NI + ii] = 1
+        b[self.o_sp_col + (pp * SPACES + ss) * C + self._inst_colour[ii]] = 1
+        b[self.o_sp_cards:self.o_sp_cards + n * SPACES] = np.asarray(s.space_count, np.float32).ravel()
+        laid = np.asarray(s.laid, np.float32)
+        b[self.o_laid:self.o_laid + n * KI] = laid.ravel()
+        kk = self._numbered
+        if len(kk):  # a numbered card shows its number on its instrument's space
+            sp_of = np.asarray(s.inst_space)[:, self._kind_inst[kk]]  # (n, numbered kinds)
+            pos = self.o_sp_num + (np.arange(n)[:, None] * SPACES + sp_of) * NUM + self._kind_num[kk][None, :]
+            sel = laid[:, kk] > 0
+            np.add.at(b, pos[sel], laid[:, kk][sel])
         for p in range(n):
-            b[self.o_hand_size + p] = s.hand_size[p]
-            b[self.o_known + p * K:self.o_known + (p + 1) * K] = s.known[p]
-            for sp in range(SPACES):
-                inst = s.space_inst[p][sp]
-                if inst < 0:
-                    continue
-                b[self.o_sp_inst + p * SPACES * NI + sp * NI + inst] = 1
-                b[self.o_sp_col + p * SPACES * C + sp * C + d.inst_colour[inst]] = 1
-                b[self.o_sp_cards + p * SPACES + sp] = s.space_count[p][sp]
-            for k in range(KI):
-                c = s.laid[p][k]
-                if c:
-                    b[self.o_laid + p * KI + k] = c
-                    if not d.inst_coringa[d.kind_inst[k]]:
-                        sp = s.inst_space[p][d.kind_inst[k]]
-                        b[self.o_sp_num + p * SPACES * NUM + sp * NUM + self.num_index[d.kind_number[k]]] += c
             for sid in s.called[p]:
                 b[self.o_called + p * S + sid] = 1
             if s.called[p]:
@@ -183,9 +187,9 @@ class View:
                     b[self.o_brought + p * NI + d.sambistas[top].brings] = 1
             if s.reserved[p] >= 0:
                 b[self.o_reserved + p * S + s.reserved[p]] = 1
-            b[self.o_atrav + p] = s.atrav[p]
-            b[self.o_fame + p] = s.fame[p]
-            b[self.o_cards_laid + p] = s.laid_total[p]
+        b[self.o_atrav:self.o_atrav + n] = s.atrav
+        b[self.o_fame:self.o_fame + n] = s.fame
+        b[self.o_cards_laid:self.o_cards_laid + n] = s.laid_total
         return b
 
     # ------------------------------------------------------------------- text
