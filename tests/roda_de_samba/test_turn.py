@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from baralho.envs.roda_de_samba.view import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PLACE, PH_RESERVE
 
 from .helpers import check, do, game_for, kind, legal, sambista, table
@@ -163,3 +165,22 @@ def test_place_choices_are_every_empty_space():
     do(g, s, "lay surdo 1")
     assert s.phase == PH_PLACE
     assert legal(g, s) == [f"place on space {i}" for i in (2, 3, 4, 6, 7, 8, 9, 10)]
+
+
+def test_setup_deals_five_reveals_an_instrument_and_opens_four(tmp_path):
+    import json
+
+    from baralho.envs.roda_de_samba.cards import DEFAULT_DECK
+    raw = json.loads(DEFAULT_DECK.read_text(encoding="utf-8"))
+    raw["malandros"] = 20  # a revealed malandro is frequent: it must go back until an instrument shows
+    path = tmp_path / "many_malandros.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    for g in (game_for(3), game_for(3, deck=str(path))):
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            s = g.new_state(rng)
+            check(g, s)
+            assert s.hand_size == [5, 5, 5] and s.player == 0 and s.phase == PH_DRAW
+            assert sum(s.pile_size) == 1 and sum(pl[g.deck.malandro] for pl in s.piles) == 0
+            assert len(set(s.row)) == 4 and min(s.row) >= 0 and len(s.samb_deck) == len(g.deck.sambistas) - 4
+            assert g.deck.rodas[0][0] == "Pedra do Sal"
