@@ -20,6 +20,8 @@ from baralho.envs.roda_de_samba.cards import (
     BANG_COMPRA,
     BANG_DESCARTE,
     BANG_MALANDRAGEM,
+    REQ_ANY,
+    REQ_INSTRUMENT,
     DeckError,
     load_deck,
     requirements_met,
@@ -152,19 +154,29 @@ class RodaDeSambaGame:
         self.mal = d.malandro
         self.independent = [tokens_independent(d, sb.requires) for sb in d.sambistas]
         self.inst_kinds = [[k for k in range(KI) if d.kind_inst[k] == i] for i in range(self.I)]
+        self._cards = np.array([k for k in range(self.K) for _ in range(d.kind_copies[k])], np.int64)
+        # colours a sambista's tokens need (each token needs a card of its colour): a cheap first filter
+        self.need_bits = [0] * self.S
+        for sid, sb in enumerate(d.sambistas):
+            for kind_, arg in sb.requires:
+                self.need_bits[sid] |= 1 << (self.inst_colour[arg] if kind_ == REQ_INSTRUMENT else arg)
+        self.tokens = [[(k_, a_, self.inst_colour[a_] if k_ == REQ_INSTRUMENT else a_) for k_, a_ in sb.requires]
+                       for sb in d.sambistas]
+        self.brings_bit = [1 << self.inst_colour[sb.brings] if sb.brings >= 0 else 0 for sb in d.sambistas]
 
     # ------------------------------------------------------------------ setup
     def new_state(self, rng: np.random.Generator) -> RodaState:
-        d, n, K = self.deck, self.num_players, self.K
-        cards = [k for k in range(K) for _ in range(d.kind_copies[k])]
-        deck = [cards[i] for i in rng.permutation(len(cards))]
+        n, K = self.num_players, self.K
+        deck = rng.permutation(self._cards).tolist()
         hands = [[0] * K for _ in range(n)]
         for p in range(n):
-            for _ in range(HAND_SIZE):
-                hands[p][deck.pop()] += 1
+            hand = hands[p]
+            for k in deck[-HAND_SIZE:]:
+                hand[k] += 1
+            del deck[-HAND_SIZE:]
         piles = [[0] * K for _ in range(self.C)]
         while deck[-1] == self.mal:  # a revealed malandro goes back: reshuffle, reveal again
-            deck = [deck[i] for i in rng.permutation(len(deck))]
+            deck = rng.permutation(deck).tolist()
         first = deck.pop()
         piles[self.kind_colour[first]][first] += 1
         samb = [int(i) for i in rng.permutation(self.S)]
@@ -363,6 +375,7 @@ class RodaDeSambaGame:
     def _place(self, s: RodaState, p: int, sp: int) -> None:
         o, v, d = s.obs, self.view, self.deck
         inst = s.sel_inst
+        bad_before = self._bad_around(s, p, sp)
         if s.space_inst[p][sp] < 0:
             s.space_inst[p][sp] = inst
             s.inst_space[p][inst] = sp
@@ -383,13 +396,26 @@ class RodaDeSambaGame:
         o[v.o_cards_laid + p] = s.laid_total[p]
         s.selected = []
         s.sel_inst = -1
-        atrav = self.atravessados(s, p)
+        atrav = s.atrav[p] - bad_before + self._bad_around(s, p, sp)
         if atrav != s.atrav[p]:
             s.atrav[p] = atrav
             o[v.o_atrav + p] = atrav
         self._update_fame(s, p)
         if -1 not in s.space_inst[p]:
             self._trigger_end(s)
+
+    def _bad_around(self, s: RodaState, p: int, sp: int) -> int:
+        """Atravessados among the two neighbouring pairs of space ``sp``."""
+        insts, nums, col, cor = s.space_inst[p], s.space_nums[p], self.inst_colour, self.inst_coringa
+        a = insts[sp]
+        if a < 0:
+            return 0
+        bad = 0
+        for t in (sp - 1 if sp else SPACES - 1, sp + 1 if sp + 1 < SPACES else 0):
+            b = insts[t]
+            if b >= 0 and col[a] != col[b] and (cor[a] or cor[b] or not nums[sp] & nums[t]):
+                bad += 1
+        return bad
 
     def atravessados(self, s: RodaState, p: int) -> int:
         """Neighbouring occupied spaces out of harmony (space 10 neighbours space 1)."""
@@ -515,12 +541,12 @@ class RodaDeSambaGame:
 
     # ------------------------------------------------------------ transitions
     def _set_phase(self, s: RodaState, ph: int) -> None:
-        o, v = s.obs, self.view
+        o, at = s.obs, self.view.o_phase
         if s.phase >= 0:
-            o[v.o_phase + s.phase] = 0
+            o[at + s.phase] = 0
         s.phase = ph
         if ph >= 0:
-            o[v.o_phase + ph] = 1
+            o[at + ph] = 1
 
     def _set_bang(self, s: RodaState, bang: int) -> None:
         o, v = s.obs, self.view
@@ -547,19 +573,49 @@ class RodaDeSambaGame:
 
     def _to_call(self, s: RodaState) -> None:
         p = s.player
-        counts, coringas = self.roda_resources(s, p)
-        sambs, d = self.deck.sambistas, self.deck
-        ind = self.independent
-        acts = [self.A_CALL + i for i, sid in enumerate(s.row)
-                if sid >= 0 and requirements_met(d, sambs[sid].requires, counts, coringas, ind[sid])]
+        have, col = 0, self.inst_colour
+        for inst in s.space_inst[p]:
+            if inst >= 0:
+                have |= 1 << col[inst]
+        if s.called[p]:
+            have |= self.brings_bit[s.called[p][-1]]
+        need = self.need_bits
         r = s.reserved[p]
-        if r >= 0 and requirements_met(d, sambs[r].requires, counts, coringas, ind[r]):
-            acts.append(self.A_CALL_RESERVED)
+        cand = [(self.A_CALL + i, sid) for i, sid in enumerate(s.row) if sid >= 0 and not need[sid] & ~have]
+        if r >= 0 and not need[r] & ~have:
+            cand.append((self.A_CALL_RESERVED, r))
+        acts = []
+        if cand:
+            counts, coringas = self.roda_resources(s, p)
+            anyc, maxc = [0] * self.C, [0] * self.C  # per colour: any card, largest stack
+            for i, c in enumerate(counts):
+                if c:
+                    ci = col[i]
+                    anyc[ci] = 1
+                    if c > maxc[ci]:
+                        maxc[ci] = c
+            acts = [a for a, sid in cand if self._meets(sid, counts, coringas, anyc, maxc)]
         s.callable = acts
         if acts:
             self._set_phase(s, PH_CALL)
         else:
             self._to_discard(s)
+
+    def _meets(self, sid: int, counts, coringas, anyc, maxc) -> bool:
+        """``requirements_met`` with per-colour aggregates (tokens of one colour each: O(tokens))."""
+        if not self.independent[sid]:
+            return requirements_met(self.deck, self.deck.sambistas[sid].requires, counts, coringas, False)
+        for kind_, arg, c in self.tokens[sid]:
+            j = coringas[c]
+            if kind_ == REQ_INSTRUMENT:
+                if not counts[arg] and not j:
+                    return False
+            elif kind_ == REQ_ANY:
+                if not anyc[c] and not j:
+                    return False
+            elif not (maxc[c] >= 2 or j >= 2 or (maxc[c] and j)):
+                return False
+        return True
 
     def _to_discard(self, s: RodaState) -> None:
         hand = s.hands[s.player]

@@ -128,9 +128,15 @@ class View:
         n, K, S = self.n, self.deck.num_kinds, len(self.deck.sambistas)
         b = np.zeros(self.size, np.float32)
         b[self.o_phase + s.phase] = 1
-        b[self.o_hands:self.o_hands + n * K] = np.asarray(s.hands, np.float32).ravel()
+        for p, hand in enumerate(s.hands):
+            for k, c in enumerate(hand):
+                if c:
+                    b[self.o_hands + p * K + k] = c
         b[self.o_deck_size] = len(s.deck)
-        b[self.o_piles:self.o_piles + len(s.piles) * K] = np.asarray(s.piles, np.float32).ravel()
+        for c, pile in enumerate(s.piles):
+            for k, x in enumerate(pile):
+                if x:
+                    b[self.o_piles + c * K + k] = x
         for i, sid in enumerate(s.row):
             if sid >= 0:
                 b[self.o_row + i * S + sid] = 1
