@@ -153,6 +153,7 @@ class RodaDeSambaGame:
         self.num_idx = [self.view.num_index.get(d.kind_number[k], -1) for k in range(KI)]
         self.mal = d.malandro
         self.independent = [tokens_independent(d, sb.requires) for sb in d.sambistas]
+        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self.inst_kinds = [[k for k in range(KI) if d.kind_inst[k] == i] for i in range(self.I)]
         self._cards = np.array([k for k in range(self.K) for _ in range(d.kind_copies[k])], np.int64)
         # colours a sambista's tokens need (each token needs a card of its colour): a cheap first filter
@@ -210,11 +211,13 @@ class RodaDeSambaGame:
         return True
 
     def legal_mask(self, s: RodaState) -> np.ndarray:
-        m = np.zeros(self.num_actions, np.int8)
+        """``int8[num_actions]``. Masks of the phases with few distinct action sets are
+        shared read-only arrays (copy before writing into one)."""
         if s.over:
-            return m
+            return np.zeros(self.num_actions, np.int8)
         ph, p = s.phase, s.player
-        if ph == PH_LAY or ph == PH_DISCARD:  # the hand's instrument kinds, read from the base vector
+        if ph == PH_LAY or ph == PH_DISCARD:
+            m = np.zeros(self.num_actions, np.int8)  # the hand's instrument kinds, read from the base vector
             start = self.view.o_hands + p * self.K
             held = s.obs[start:start + self.KI] > 0
             if ph == PH_DISCARD:
@@ -227,11 +230,18 @@ class RodaDeSambaGame:
             elif -1 in s.space_inst[p]:
                 m[self.A_LAY:self.A_PLACE] = held
             else:
-                for a in self.legal_actions(s):
-                    m[a] = 1
+                m[self.legal_actions(s)] = 1
             return m
-        for a in self.legal_actions(s):
-            m[a] = 1
+        # the other phases have few distinct action sets: their masks are cached, read-only
+        key = tuple(self.legal_actions(s))
+        m = self._mask_cache.get(key)
+        if m is None:
+            if len(self._mask_cache) > 50_000:
+                self._mask_cache.clear()
+            m = np.zeros(self.num_actions, np.int8)
+            m[list(key)] = 1
+            m.flags.writeable = False
+            self._mask_cache[key] = m
         return m
 
     def legal_actions(self, s: RodaState) -> list[int]:
@@ -444,7 +454,7 @@ class RodaDeSambaGame:
         return total - 2 * s.atrav[p]
 
     def _update_fame(self, s: RodaState, p: int) -> None:
-        s.fame[p] = self.fame_of(s, p)
+        s.fame[p] = self.fame_of(s, p) if s.called[p] else -2 * s.atrav[p]
         s.obs[self.view.o_fame + p] = s.fame[p]
 
     def can_call(self, s: RodaState, p: int, sid: int) -> bool:
