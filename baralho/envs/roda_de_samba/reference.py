@@ -160,25 +160,29 @@ def check_invariants(game, s) -> None:
     assert sorted(sids) == list(range(len(d.sambistas))), "sambistas are not each in exactly one place"
     assert len(s.row) == ROW
     # rodas: spaces agree with the cards laid
+    inst_kinds, kind_number = game.inst_kinds, d.kind_number
     for p in range(n):
-        seen = [x for x in s.space_inst[p] if x >= 0]
-        assert len(seen) == len(set(seen)), f"an instrument on two spaces of roda {p}"
-        count, bits = [0] * len(d.inst_names), [0] * len(d.inst_names)
-        for k, c in enumerate(s.laid[p]):
-            if c:
-                count[d.kind_inst[k]] += c
-                if d.kind_number[k]:
-                    bits[d.kind_inst[k]] |= 1 << d.kind_number[k]
-        for i, sp in enumerate(s.inst_space[p]):
-            assert (sp >= 0) == (count[i] > 0), f"instrument {i} of roda {p}: space vs cards laid"
-            if sp >= 0:
-                assert s.space_inst[p][sp] == i
-                assert s.space_count[p][sp] == count[i], f"space {sp} of roda {p} count"
-                assert s.space_nums[p][sp] == bits[i], f"space {sp} of roda {p} numbers"
-        assert len(count) - count.count(0) == len(seen)
-        for inst, cnt, bits_ in zip(s.space_inst[p], s.space_count[p], s.space_nums[p], strict=True):
-            assert inst >= 0 or cnt == bits_ == 0, f"an empty space of roda {p} holds cards"
-        assert sum(count) == s.laid_total[p]
+        laid, inst_space = s.laid[p], s.inst_space[p]
+        occupied = total = 0
+        for sp, (inst, cnt, nums) in enumerate(zip(s.space_inst[p], s.space_count[p], s.space_nums[p],
+                                                    strict=True)):
+            if inst < 0:
+                assert cnt == nums == 0, f"empty space {sp} of roda {p} holds cards"
+                continue
+            assert inst_space[inst] == sp, f"space {sp} of roda {p}: instrument index"
+            c = bits = 0
+            for k in inst_kinds[inst]:
+                if laid[k]:
+                    c += laid[k]
+                    if kind_number[k]:
+                        bits |= 1 << kind_number[k]
+            assert cnt == c > 0, f"space {sp} of roda {p}: {cnt} cards stacked, {c} laid"
+            assert nums == bits, f"space {sp} of roda {p}: visible numbers"
+            occupied += 1
+            total += c
+        # every laid card sits on its instrument's space, every instrument on one space
+        assert total == sum(laid) == s.laid_total[p], f"roda {p}: cards laid off their space"
+        assert len(inst_space) - inst_space.count(-1) == occupied, f"roda {p}: instrument index"
         assert s.atrav[p] == game.atravessados(s, p)
         assert 0 <= s.atrav[p] <= SPACES
         assert s.fame[p] == game.fame_of(s, p), f"fame of {p}"

@@ -154,6 +154,7 @@ class RodaDeSambaGame:
         self.mal = d.malandro
         self.independent = [tokens_independent(d, sb.requires) for sb in d.sambistas]
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._static_desc = [self._describe(None, a) for a in range(self.num_actions)]
         self.inst_kinds = [[k for k in range(KI) if d.kind_inst[k] == i] for i in range(self.I)]
         self._cards = np.array([k for k in range(self.K) for _ in range(d.kind_copies[k])], np.int64)
         # colours a sambista's tokens need (each token needs a card of its colour): a cheap first filter
@@ -707,7 +708,16 @@ class RodaDeSambaGame:
 
     # ------------------------------------------------------------------- text
     def describe_action(self, s: RodaState, action: int) -> str:
+        text = self._static_desc[action]
+        return text if text is not None else self._describe(s, action)
+
+    def _describe(self, s: RodaState | None, action: int) -> str | None:
+        """The text of ``action``; with ``s`` None, only the texts that do not depend on the state."""
         d, v = self.deck, self.view
+        dynamic = (self.A_PILE <= action < self.A_LAY or self.A_CALL <= action < self.A_CALL_NONE
+                   or self.A_RESERVE <= action < self.A_RESERVE_TOP)
+        if s is None and dynamic:
+            return None
         if action == self.A_DRAW:
             return "draw 2 from the deck"
         if action < self.A_LAY:
