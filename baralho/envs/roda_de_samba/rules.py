@@ -205,7 +205,7 @@ class RodaDeSambaGame:
         return np.array(s.returns, dtype=np.float64)
 
     def observe(self, s: RodaState, player: int) -> np.ndarray:
-        return s.obs[self.view.index[player]]
+        return s.obs.take(self.view.index[player], mode="clip")  # indices are in range: skip the check
 
     def has_hidden(self, s: RodaState, player: int) -> bool:
         # the in-state generator is hidden from everyone, always
