@@ -605,6 +605,7 @@ class RodaDeSambaGame(RodaActions):
             if q != player:
                 for k in range(K):
                     pool.extend([k] * (t.hands[q][k] - t.known[q][k]))
+        pool.sort()  # canonical: the draw depends only on what `player` knows, not on the true order
         pool = [pool[i] for i in rng.permutation(len(pool))]
         for q in range(n):
             if q != player:
@@ -613,7 +614,8 @@ class RodaDeSambaGame(RodaActions):
                     hand[pool.pop()] += 1
                 t.hands[q] = hand
         t.deck = pool
-        t.samb_deck = [t.samb_deck[i] for i in rng.permutation(len(t.samb_deck))]
+        samb = sorted(t.samb_deck)
+        t.samb_deck = [samb[i] for i in rng.permutation(len(samb))]
         t.rng_seed = int(rng.integers(2**63))
         t.obs = self.view.rebuild(t)
         return t
