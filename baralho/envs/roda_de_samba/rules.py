@@ -9,6 +9,7 @@ sambista (and resolve its ``!``) → discard (→ reserve after a malandro).
 from __future__ import annotations
 
 import copy
+import pickle
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,7 +68,7 @@ class Config:
             raise ConfigError(f"{ENV_ID}: option max_rounds={self.max_rounds!r} must be an integer in 1..200")
 
 
-@dataclass
+@dataclass(eq=False)
 class RodaState:
     hands: list[list[int]]  # [seat][kind] counts
     hand_size: list[int]
@@ -101,6 +102,11 @@ class RodaState:
     end_triggered: bool = False
     over: bool = False
     returns: list[float] = field(default_factory=list)
+
+    def __eq__(self, other: object) -> bool:  # the observation array has no plain ==
+        return isinstance(other, RodaState) and pickle.dumps(self) == pickle.dumps(other)
+
+    __hash__ = None  # mutable
 
     def copy(self) -> RodaState:
         new = copy.copy(self)
@@ -196,7 +202,7 @@ class RodaDeSambaGame(RodaActions):
         return s.obs.take(self.view.index[player], mode="clip")  # indices are in range: skip the check
 
     def has_hidden(self, s: RodaState, player: int) -> bool:
-        # the in-state generator is hidden from everyone, always
+        # the in-state chance (rng_seed) is hidden from everyone, always
         return True
 
     # ------------------------------------------------------------------ apply
