@@ -303,22 +303,30 @@ class RodaDeSambaGame(RodaActions):
             o[v.o_known + p * K + k] = known[k]
 
     def _place(self, s: RodaState, p: int, sp: int) -> None:
-        o, v, d = s.obs, self.view, self.deck
+        o, v = s.obs, self.view
         inst = s.sel_inst
         bad_before = self._bad_around(s, p, sp)
-        if s.space_inst[p][sp] < 0:
+        fame = s.fame[p]
+        if s.space_inst[p][sp] < 0:  # a new space: colour bonuses of the sambistas called grow
+            colour = self.inst_colour[inst]
             s.space_inst[p][sp] = inst
             s.inst_space[p][inst] = sp
             o[v.o_sp_inst + (p * SPACES + sp) * self.I + inst] = 1
-            o[v.o_sp_col + (p * SPACES + sp) * self.C + self.inst_colour[inst]] = 1
-        nnum = len(d.numbers)
+            o[v.o_sp_col + (p * SPACES + sp) * self.C + colour] = 1
+            sambs = self.deck.sambistas
+            for sid in s.called[p]:
+                if sambs[sid].bonus_colour == colour:
+                    fame += sambs[sid].bonus_points
+        nnum, laid, num_idx = len(self.deck.numbers), s.laid[p], self.num_idx
+        nums = s.space_nums[p][sp]
         for k in s.selected:
-            s.laid[p][k] += 1
-            s.space_nums[p][sp] |= self.kind_bit[k]
+            laid[k] += 1
+            nums |= self.kind_bit[k]
             o[v.o_laid + p * self.KI + k] += 1
             o[v.o_selected + k] = 0
-            if self.num_idx[k] >= 0:
-                o[v.o_sp_num + (p * SPACES + sp) * nnum + self.num_idx[k]] += 1
+            if num_idx[k] >= 0:
+                o[v.o_sp_num + (p * SPACES + sp) * nnum + num_idx[k]] += 1
+        s.space_nums[p][sp] = nums
         g = len(s.selected)
         s.space_count[p][sp] += g
         s.laid_total[p] += g
@@ -328,9 +336,12 @@ class RodaDeSambaGame(RodaActions):
         s.sel_inst = -1
         atrav = s.atrav[p] - bad_before + self._bad_around(s, p, sp)
         if atrav != s.atrav[p]:
+            fame -= 2 * (atrav - s.atrav[p])
             s.atrav[p] = atrav
             o[v.o_atrav + p] = atrav
-        self._update_fame(s, p)
+        if fame != s.fame[p]:
+            s.fame[p] = fame
+            o[v.o_fame + p] = fame
         if -1 not in s.space_inst[p]:
             self._trigger_end(s)
 
