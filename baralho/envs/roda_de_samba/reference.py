@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from itertools import chain
 
 import numpy as np
 
@@ -131,23 +132,20 @@ def check_invariants(game, s) -> None:
     observation is compared with a full rebuild by :func:`check_observation`
     (kept apart: it is the expensive part; the tests run it on every move)."""
     d, n, K, KI = game.deck, game.num_players, game.K, game.KI
-    add = operator.add
-    # every card in exactly one place
-    where = [0] * K
-    for p in range(n):
-        hand, known = s.hands[p], s.known[p]
-        assert len(hand) == K and min(hand) >= 0, f"hand {p} malformed"
-        assert s.hand_size[p] == sum(hand), f"hand size {p}"
-        assert min(known) >= 0 and all(map(operator.le, known, hand)), f"known cards not in hand {p}"
-        where = list(map(add, where, hand))
-        where[:KI] = map(add, where[:KI], s.laid[p])
-    for c, pile in enumerate(s.piles):
-        assert min(pile) >= 0 and s.pile_size[c] == sum(pile), "pile sizes"
+    # every card in exactly one place (column sums over hands, piles, rodas, deck, lay group)
+    hands, known, piles = s.hands, s.known, s.piles
+    assert all(len(h) == K for h in hands) and min(map(min, hands)) >= 0, "hands malformed"
+    assert list(map(sum, hands)) == s.hand_size, "hand sizes"
+    assert min(map(min, known)) >= 0 and all(map(operator.le, chain(*known), chain(*hands))), \
+        "cards known to be in a hand that are not there"
+    assert min(map(min, piles)) >= 0 and list(map(sum, piles)) == s.pile_size, "pile sizes"
+    kc = game.kind_colour
+    for c, pile in enumerate(piles):
         if s.pile_size[c]:
-            kc = game.kind_colour
             wrong = [k for k, x in enumerate(pile[:KI]) if x and kc[k] != c]
             assert not wrong, f"{d.kind_name(wrong[0])} on the {d.colours[c]} pile"
-        where = list(map(add, where, pile))
+    where = list(map(sum, zip(*hands, *piles)))
+    where[:KI] = map(operator.add, where[:KI], map(sum, zip(*s.laid)))
     for k in s.deck:
         where[k] += 1
     for k in s.selected:
