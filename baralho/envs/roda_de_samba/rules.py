@@ -157,7 +157,7 @@ class RodaDeSambaGame(RodaActions):
                 self.need_bits[sid] |= 1 << (self.inst_colour[arg] if kind_ == REQ_INSTRUMENT else arg)
         self.tokens = [[(k_, a_, self.inst_colour[a_] if k_ == REQ_INSTRUMENT else a_) for k_, a_ in sb.requires]
                        for sb in d.sambistas]
-        self.brings_bit = [1 << self.inst_colour[sb.brings] if sb.brings >= 0 else 0 for sb in d.sambistas]
+        self.brings = [sb.brings for sb in d.sambistas]
         self._static_desc = [self._describe(None, a) for a in range(self.num_actions)]
 
     # ------------------------------------------------------------------ setup
@@ -474,29 +474,36 @@ class RodaDeSambaGame(RodaActions):
             self._to_call(s)
 
     def _to_call(self, s: RodaState) -> None:
-        p = s.player
-        have, col = 0, self.inst_colour
-        for inst in s.space_inst[p]:
+        """Enter the call phase when some sambista can come (one pass over the roda)."""
+        p, col, cor_flag, C = s.player, self.inst_colour, self.inst_coringa, self.C
+        counts, coringas, anyc, maxc = [0] * self.I, [0] * C, [0] * C, [0] * C
+        have = 0  # colours present: every token needs a card of its colour
+        for inst, cnt in zip(s.space_inst[p], s.space_count[p], strict=True):
             if inst >= 0:
-                have |= 1 << col[inst]
+                c = col[inst]
+                have |= 1 << c
+                if cor_flag[inst]:
+                    coringas[c] += cnt
+                else:
+                    counts[inst] = cnt
+                    anyc[c] = 1
+                    if cnt > maxc[c]:
+                        maxc[c] = cnt
         if s.called[p]:
-            have |= self.brings_bit[s.called[p][-1]]
-        need = self.need_bits
+            b = self.brings[s.called[p][-1]]
+            if b >= 0:  # the top sambista's instrument counts as one more card
+                c = col[b]
+                counts[b] += 1
+                have |= 1 << c
+                anyc[c] = 1
+                if counts[b] > maxc[c]:
+                    maxc[c] = counts[b]
+        need, meets, a = self.need_bits, self._meets, self.A_CALL
+        acts = [a + i for i, sid in enumerate(s.row)
+                if sid >= 0 and not need[sid] & ~have and meets(sid, counts, coringas, anyc, maxc)]
         r = s.reserved[p]
-        cand = [(self.A_CALL + i, sid) for i, sid in enumerate(s.row) if sid >= 0 and not need[sid] & ~have]
-        if r >= 0 and not need[r] & ~have:
-            cand.append((self.A_CALL_RESERVED, r))
-        acts = []
-        if cand:
-            counts, coringas = self.roda_resources(s, p)
-            anyc, maxc = [0] * self.C, [0] * self.C  # per colour: any card, largest stack
-            for i, c in enumerate(counts):
-                if c:
-                    ci = col[i]
-                    anyc[ci] = 1
-                    if c > maxc[ci]:
-                        maxc[ci] = c
-            acts = [a for a, sid in cand if self._meets(sid, counts, coringas, anyc, maxc)]
+        if r >= 0 and not need[r] & ~have and meets(r, counts, coringas, anyc, maxc):
+            acts.append(self.A_CALL_RESERVED)
         s.callable = acts
         if acts:
             self._set_phase(s, PH_CALL)
