@@ -62,7 +62,8 @@ coringas, K = 53 card kinds incl. the malandro, S = 23 sambistas):
 | 1312:1314 | `cards_laid` | (n,) | cards laid (tie-break) |
 
 `env.unwrapped.game.obs_layout.decode(obs)` returns these as named arrays;
-`.table()` prints the exact slices for any config. `action_mask` is int8.
+`.table()` prints the exact slices for any config. `action_mask` is int8 and read-only
+(the game shares one mask array between positions with the same legal set).
 
 Action space (default deck; `game.A_*` hold the offsets for any card list)
 ---------------------------------------------------------------------------
