@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from baralho.envs.roda_de_samba.rules import RodaState
 
 
+_ONE = bytes([0] + [1] * 255)  # bytes.translate table: any count -> 1
+
+
 class RodaActions:
     """Action ids and legality; mixed into the game (which holds the state logic)."""
 
@@ -47,29 +50,25 @@ class RodaActions:
         self.A_RESERVE_NONE = self.A_RESERVE_TOP + 1
         self.num_actions = self.A_RESERVE_NONE + 1
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
+        A = self.num_actions
+        self._pre_lay, self._post_lay = bytes(self.A_LAY), bytes(A - self.A_PLACE)
+        self._pre_discard, self._post_discard = bytes(self.A_DISCARD), bytes(A - self.A_RESERVE)
+        self._no_piles = bytes(C)
 
     def legal_mask(self, s: RodaState) -> np.ndarray:
-        """``int8[num_actions]``. Masks of the phases with few distinct action sets are
-        shared read-only arrays (copy before writing into one)."""
+        """``int8[num_actions]``, read-only (masks of the phases with few distinct action
+        sets are shared between positions: copy before writing into one)."""
         if s.over:
             return np.zeros(self.num_actions, np.int8)
         ph, p = s.phase, s.player
-        if ph == PH_LAY or ph == PH_DISCARD:
-            m = np.zeros(self.num_actions, np.int8)  # the hand's instrument kinds, read from the base vector
-            start = self.view.o_hands + p * self.K
-            held = s.obs[start:start + self.KI] > 0
-            if ph == PH_DISCARD:
-                m[self.A_DISCARD:self.A_DISCARD_MAL] = held
-                if s.hands[p][self.mal]:
-                    a = self.A_DISCARD_MAL
-                    for c, size in enumerate(s.pile_size):
-                        if size:
-                            m[a + c] = 1
-            elif -1 in s.space_inst[p]:
-                m[self.A_LAY:self.A_PLACE] = held
-            else:
-                m[self.legal_actions(s)] = 1
-            return m
+        hand = s.hands[p]
+        if ph == PH_DISCARD:  # built as bytes: the held instrument kinds, then malandro piles
+            mal = bytes(1 if size else 0 for size in s.pile_size) if hand[self.mal] else self._no_piles
+            return np.frombuffer(self._pre_discard + bytes(hand[:self.KI]).translate(_ONE) + mal
+                                 + self._post_discard, np.int8)
+        if ph == PH_LAY and -1 in s.space_inst[p]:  # a free space: every held instrument kind
+            return np.frombuffer(self._pre_lay + bytes(hand[:self.KI]).translate(_ONE) + self._post_lay,
+                                 np.int8)
         # the other phases have few distinct action sets: their masks are cached, read-only
         key = tuple(self.legal_actions(s))
         m = self._mask_cache.get(key)
