@@ -215,16 +215,15 @@ class RodaDeSambaGame(RodaActions):
                 c = action - self.A_PILE
                 pile, hand, known = s.piles[c], s.hands[p], s.known[p]
                 K = self.K
-                for k in range(K):
+                for k in [k for k, x in enumerate(pile) if x]:
                     x = pile[k]
-                    if x:
-                        hand[k] += x
-                        known[k] += x
-                        pile[k] = 0
-                        o[v.o_hands + p * K + k] = hand[k]
-                        o[v.o_known + p * K + k] = known[k]
-                        o[v.o_piles + c * K + k] = 0
-                        s.hand_size[p] += x
+                    hand[k] += x
+                    known[k] += x  # cards taken from a pile are public knowledge
+                    pile[k] = 0
+                    o[v.o_hands + p * K + k] = hand[k]
+                    o[v.o_known + p * K + k] = known[k]
+                    o[v.o_piles + c * K + k] = 0
+                s.hand_size[p] += s.pile_size[c]
                 s.pile_size[c] = 0
                 o[v.o_hand_size + p] = s.hand_size[p]
             if s.phase == PH_PILE:
