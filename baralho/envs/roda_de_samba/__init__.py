@@ -1,0 +1,1 @@
+"""Roda de Samba: set collection around a circular tableau (see RULES.md)."""
