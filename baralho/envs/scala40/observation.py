@@ -1,0 +1,80 @@
+"""The Scala 40 observation: a seat-relative flat vector with named slices.
+
+Everything here is public or the observer's own: its hand, the meld being
+built, every table meld with its joker's stand-in, the discard pile (top,
+counts by kind and the last ``RECENT`` cards in order), stock size, each
+player's hand size, opened flag, penalty total, elimination, and the cards
+each player is publicly known to hold (taken from the discard pile, taken from
+the table by a joker swap, or taken back by an undo) and still holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from baralho.core.spaces import ObsLayout
+from baralho.envs.scala40.actions import MAX_MELDS
+from baralho.envs.scala40.melds import NUM_KINDS, RUN
+
+RECENT = 16          # discard pile cards shown in order (top first)
+MELD_COLS = 39       # columns of one meld row (see layout doc)
+DECK_MAX = 108.0
+
+
+def build_layout(n: int) -> ObsLayout:
+    lay = ObsLayout()
+    lay.add("hand", 52, high=2, doc="own hand: count of each card kind (suit·13 + rank, ace = 0)")
+    lay.add("hand_jokers", 1, high=4, doc="own jokers in hand")
+    lay.add("building", NUM_KINDS, high=2, doc="cards in the meld being built (public), by kind")
+    lay.add("to_act", n, doc="seat acting now (one-hot, relative: 0 = you)")
+    lay.add("phase", 2, doc="acting player's phase: [draw, play]")
+    lay.add("turn", 6, high=2, doc="[closing allowed (first round over), actor had opened before this turn, "
+            "actor opened this turn, undo available, staged value / 100, actor took the discard]")
+    lay.add("obligation", NUM_KINDS, doc="card kind the actor must still meld this turn (taken discard)")
+    lay.add("melds", (MAX_MELDS, MELD_COLS), doc="table melds in order; columns: [present, is run, "
+            "staged (counts only if the opening is reached), suit ♠♥♦♣ (run: its suit; set: suits shown), "
+            "positions 1–14 (run: lo..hi, 14 = ace high; set: its rank), joker stand-in suit (4), "
+            "joker stand-in position 1–14]")
+    lay.add("discard_top", NUM_KINDS, doc="top card of the discard pile (one-hot; zeros when empty)")
+    lay.add("discard_counts", NUM_KINDS, high=4, doc="every card in the discard pile, by kind")
+    lay.add("discard_recent", (RECENT, NUM_KINDS), doc=f"the last {RECENT} discard-pile cards, top first")
+    lay.add("piles", 2, doc="[stock size, discard pile size] / 108")
+    lay.add("hand_size", n, doc="cards in each player's hand / 14 (relative seats)")
+    lay.add("opened", n, doc="each player has opened this hand")
+    lay.add("eliminated", n, doc="each player is out of the match")
+    lay.add("penalty", n, high=5, doc="each player's match penalty total / 100")
+    lay.add("known", (n, NUM_KINDS), high=4, doc="cards each player is publicly known to hold")
+    lay.add("progress", 3, doc="[turn of this hand / turn bound, stock turnovers / 10 (capped), "
+            "this player is first to play (mão) this hand]")
+    return lay.freeze()
+
+
+def meld_row(row: np.ndarray, m: tuple, staged: bool) -> None:
+    """Write one meld's columns into ``row`` (zeroed by the caller)."""
+    row[0] = 1.0
+    if m[0] == RUN:
+        _, s, lo, hi, jp = m
+        row[1] = 1.0
+        row[3 + s] = 1.0
+        row[6 + lo:7 + hi] = 1.0
+        if jp:
+            row[21 + s] = 1.0
+            row[24 + jp] = 1.0
+    else:
+        _, v, mask, _, js = m
+        for s in range(4):
+            if mask >> s & 1:
+                row[3 + s] = 1.0
+        row[6 + v] = 1.0
+        if js:
+            row[20 + js] = 1.0
+            row[24 + v] = 1.0
+    if staged:
+        row[2] = 1.0
+
+
+def fill_melds(block: np.ndarray, melds: list, n_staged: int) -> None:
+    block[:] = 0.0
+    first_staged = len(melds) - n_staged
+    for i, m in enumerate(melds):
+        meld_row(block[i], m, i >= first_staged)

@@ -1,0 +1,663 @@
+"""Scala 40 rules engine: one Game, one State. Pure (numpy + stdlib).
+
+The rules as implemented, with the decisions we took, are in RULES.md; the
+action ids in actions.py; meld logic and the opening solver in melds.py.
+
+A turn is a small phase machine: DRAW (stock or discard) → PLAY (build melds
+card by card, commit them, lay off, swap jokers, undo the staging) → a discard
+ends the turn. The mask only offers actions from which the turn can still end
+legally, so no sequence of actions dead-ends or loops.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from baralho.core.config import ConfigError, check_player_count
+from baralho.envs.scala40 import actions as A
+from baralho.envs.scala40.melds import (
+    JOKER,
+    NUM_KINDS,
+    OPEN_MIN,
+    _suit_bits,
+    extend_extra,
+    extend_options,
+    hand_penalty,
+    joker_key,
+    joker_standin,
+    meld_cards,
+    meld_value,
+    new_meld_extra,
+    opening_reachable,
+    parse_group,
+    swap_joker,
+)
+from baralho.envs.scala40.observation import MELD_COLS, RECENT, build_layout, fill_melds, meld_row
+from baralho.envs.scala40.render import describe, render
+
+ENV_ID = "scala40_v0"
+HAND_SIZE = 13
+ELIMINATION = 100          # a total above this eliminates the player
+MAX_TURNS = 120            # turns per hand; then the hand ends with no one closing
+# decisions in one turn: draw 1 + (13 selects + 13 commits) before an undo + undo 1
+# + (13 selects + 13 commits/lay-offs) + 14 swaps + discard 1
+MAX_TURN_DECISIONS = 1 + 26 + 1 + 26 + 14 + 1
+DRAW, PLAY, OVER = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Config:
+    num_players: int = 2
+    num_jokers: Literal[2, 4] = 2
+    scope: Literal["match", "hand"] = "match"
+    dealt_joker: Literal["take", "reshuffle"] = "take"
+    taken_discard: Literal["free", "must_use"] = "free"
+    turnover: Literal["unshuffled", "shuffled"] = "unshuffled"
+
+    def __post_init__(self):
+        check_player_count(ENV_ID, self.num_players, 2, 5)
+        if self.num_jokers not in (2, 4):
+            raise ConfigError(f"{ENV_ID}: num_jokers={self.num_jokers!r} must be 2 or 4")
+
+
+@dataclass
+class Scala40State:
+    num_players: int
+    hands: list          # per seat: count of each of the 53 kinds (free cards only)
+    hand_size: list
+    known: list          # per seat: cards publicly known to be in that hand
+    stock: list          # top = last
+    discard: list        # top = last
+    melds: list          # meld tuples (see melds.py), in the order laid
+    pending: list = field(default_factory=list)   # the meld being built (card kinds)
+    player: int = 0
+    phase: int = DRAW
+    first: int = 0       # first to play (mão) this hand
+    turn: int = 0        # index of the current turn in this hand
+    opened: list = field(default_factory=list)
+    was_open: bool = False      # the actor had opened before this turn
+    staged: int = 0             # last `staged` melds are staged, not yet counted (opening not reached)
+    staged_value: int = 0
+    obligation: int = -1        # kind taken from the discard that must still be melded, or -1
+    ob_used: bool = False       # (unopened) the obligation card is in a staged meld
+    took: int = -1              # kind taken from the discard pile this turn
+    undos: int = 1
+    totals: list = field(default_factory=list)
+    eliminated: list = field(default_factory=list)
+    last_penalties: list = field(default_factory=list)
+    hands_played: int = 0
+    turnovers: int = 0
+    stock_hidden: bool = True   # stock holds dealt cards of unknown identity (no turnover yet)
+    winners: list = field(default_factory=list)
+    returns: list = field(default_factory=list)
+    rng: np.random.Generator | None = None
+    meld_obs: np.ndarray | None = None
+
+    def copy(self) -> Scala40State:
+        c = _copy.copy(self)
+        c.hands = [h[:] for h in self.hands]
+        c.known = [h[:] for h in self.known]
+        for name in ("hand_size", "stock", "discard", "melds", "pending", "opened", "totals",
+                     "eliminated", "last_penalties", "winners", "returns"):
+            setattr(c, name, getattr(self, name)[:])
+        c.rng = _copy.deepcopy(self.rng)
+        c.meld_obs = self.meld_obs.copy()
+        return c
+
+
+class Scala40Game:
+    env_id = ENV_ID
+
+    def __init__(self, config: Config | None = None):
+        self.config = config or Config()
+        n = self.num_players = self.config.num_players
+        self.num_actions = A.NUM_ACTIONS
+        self.obs_layout = build_layout(n)
+        self.deck = [k for k in range(52)] * 2 + [JOKER] * self.config.num_jokers
+        self.match = self.config.scope == "match"
+        # hands per match: every finished hand adds >= 1 penalty point to some alive player
+        max_hands = n * (ELIMINATION + 1) if self.match else 1
+        self.max_decisions = max_hands * MAX_TURNS * MAX_TURN_DECISIONS
+        self._needs_rng = self.match or self.config.turnover == "shuffled"
+        self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
+
+    # ------------------------------------------------------------------ deal
+    def new_state(self, rng: np.random.Generator) -> Scala40State:
+        n = self.num_players
+        s = Scala40State(n, [], [], [], [], [], [], opened=[False] * n, totals=[0] * n,
+                         eliminated=[False] * n, last_penalties=[0] * n, returns=[0.0] * n)
+        s.meld_obs = np.zeros((A.MAX_MELDS, MELD_COLS), np.float32)
+        if self._needs_rng:
+            s.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+        self._deal(s, rng, 0)
+        return s
+
+    def _deal(self, s: Scala40State, rng: np.random.Generator, first: int) -> None:
+        n = self.num_players
+        deck = [self.deck[i] for i in rng.permutation(len(self.deck))]
+        s.hands = [[0] * NUM_KINDS for _ in range(n)]
+        s.known = [[0] * NUM_KINDS for _ in range(n)]
+        s.hand_size = [0] * n
+        for i in range(n):
+            if s.eliminated[i]:
+                continue
+            for k in deck[-HAND_SIZE:]:
+                s.hands[i][k] += 1
+            del deck[-HAND_SIZE:]
+            s.hand_size[i] = HAND_SIZE
+        top = deck.pop()
+        while top == JOKER and self.config.dealt_joker == "reshuffle":
+            deck.append(top)
+            deck = [deck[i] for i in rng.permutation(len(deck))]
+            top = deck.pop()
+        s.stock, s.discard, s.melds = deck, [top], []
+        s.opened = [False] * n
+        s.first = s.player = first
+        s.turn = s.turnovers = 0
+        s.stock_hidden = True
+        s.meld_obs[:] = 0.0
+        self._start_turn(s)
+
+    def _start_turn(self, s: Scala40State) -> None:
+        s.phase = DRAW
+        s.was_open = s.opened[s.player]
+        s.pending = []
+        s.staged = s.staged_value = 0
+        s.obligation = s.took = -1
+        s.ob_used = False
+        s.undos = 1
+
+    # ------------------------------------------------------------- protocol
+    def current_player(self, s: Scala40State) -> int:
+        return -1 if s.phase == OVER else s.player
+
+    def is_over(self, s: Scala40State) -> bool:
+        return s.phase == OVER
+
+    def returns(self, s: Scala40State) -> np.ndarray:
+        return np.array(s.returns, dtype=np.float64)
+
+    def alive(self, s: Scala40State) -> int:
+        return s.eliminated.count(False)
+
+    def closing_allowed(self, s: Scala40State) -> bool:
+        """No one closes before every player has had one full turn."""
+        return s.turn >= self.alive(s)
+
+    # ----------------------------------------------------------------- mask
+    def legal_mask(self, s: Scala40State) -> np.ndarray:
+        mask = self._empty.copy()
+        if s.phase == OVER:
+            return mask
+        p = s.player
+        hand = s.hands[p]
+        can_close = self.closing_allowed(s)
+        keep = 1 if can_close else 2
+        if s.phase == DRAW:
+            mask[A.DRAW_STOCK] = 1
+            if s.discard and self._may_take(s, hand, s.discard[-1], keep, can_close):
+                mask[A.DRAW_DISCARD] = 1
+            return mask
+        opened = s.opened[p]
+        hsize = s.hand_size[p]
+        ob = s.obligation
+        guided = ob >= 0 and not opened
+        pend = s.pending
+        if pend:
+            for k in range(NUM_KINDS):
+                if hand[k]:
+                    hand[k] -= 1
+                    pk = pend + [k]
+                    ok = self._completable(s, pk, hand, hsize - 1, keep, opened) and (
+                        not guided or opening_reachable(hand, pk, s.staged_value, -1 if s.ob_used else ob,
+                                                        keep, can_close))
+                    hand[k] += 1
+                    if ok:
+                        mask[A.SELECT + k] = 1
+            if len(pend) >= 3 and len(s.melds) < A.MAX_MELDS and hsize >= keep:
+                for a in self._commit_actions(s, hand, keep, can_close, guided):
+                    mask[a] = 1
+            if opened and hsize >= keep:
+                for i, m in enumerate(s.melds):
+                    opts = extend_options(m, pend)
+                    if opts:
+                        mask[A.EXTEND + i] = 1
+                        if len(opts) > 1:
+                            mask[A.EXTEND_LOW + i] = 1
+            if not opened and s.undos:
+                mask[A.UNDO] = 1
+            return mask
+        # nothing being built
+        if opened and ob >= 0:  # must_use: the taken card is the first card played
+            hand[ob] -= 1
+            if self._completable(s, [ob], hand, hsize - 1, keep, True):
+                mask[A.SELECT + ob] = 1
+            hand[ob] += 1
+            return mask
+        room = hsize - 1 - keep
+        if room >= 0:
+            for k in self._single_selects(s, hand, room, opened):
+                if guided:
+                    hand[k] -= 1
+                    ok = opening_reachable(hand, [k], s.staged_value, -1 if s.ob_used else ob, keep, can_close)
+                    hand[k] += 1
+                    if not ok:
+                        continue
+                mask[A.SELECT + k] = 1
+        if opened:
+            for i, m in enumerate(s.melds):
+                if m[4] and hand[joker_standin(m)]:
+                    mask[A.SWAP + i] = 1
+        elif s.staged and s.undos:
+            mask[A.UNDO] = 1
+        if not guided or (s.ob_used and hsize == 1 and can_close):
+            for k in range(NUM_KINDS):
+                if hand[k]:
+                    mask[A.DISCARD + k] = 1
+        return mask
+
+    def _may_take(self, s, hand, top, keep, can_close) -> bool:
+        if s.turn == 0:
+            return True  # the first player's free pick of the dealt discard
+        hsize = s.hand_size[s.player]
+        if s.opened[s.player]:
+            if self.config.taken_discard == "free":
+                return True
+            return self._completable(s, [top], hand, hsize, keep, True)
+        if new_meld_extra([top], hand) is None:
+            return False
+        hand[top] += 1
+        ok = opening_reachable(hand, [], 0, top, keep, can_close)
+        hand[top] -= 1
+        return ok
+
+    def _completable(self, s, pend, hand, hsize, keep, opened) -> bool:
+        """Can ``pend`` still become a new meld or a lay-off, keeping ``keep`` cards in hand?"""
+        room = hsize - keep
+        if room < 0:
+            return False
+        if len(s.melds) < A.MAX_MELDS:
+            e = new_meld_extra(pend, hand)
+            if e is not None and e <= room:
+                return True
+        if opened:
+            for m in s.melds:
+                e = extend_extra(m, pend, hand)
+                if e is not None and e <= room:
+                    return True
+        return False
+
+    def _single_selects(self, s, hand, room, opened) -> list[int]:
+        """Kinds k whose selection (nothing being built yet) can be completed."""
+        out = []
+        jok = hand[JOKER] > 0
+        if room >= 2 and len(s.melds) < A.MAX_MELDS:
+            bits = [_suit_bits(hand, t) for t in range(4)]
+            for k in range(52):
+                if not hand[k]:
+                    continue
+                r, t = k % 13, k // 13
+                if sum(1 for u in range(4) if hand[u * 13 + r]) + jok >= 3:
+                    out.append(k)
+                    continue
+                b = bits[t]
+                for p in ((1, 14) if r == 0 else (r + 1,)):
+                    for lo in range(max(1, p - 2), min(p, 12) + 1):
+                        c = b >> lo & 7
+                        if c == 7 or (jok and c in (3, 5, 6)):
+                            break
+                    else:
+                        continue
+                    out.append(k)
+                    break
+            if jok:
+                hand[JOKER] -= 1
+                if new_meld_extra([JOKER], hand) is not None:
+                    out.append(JOKER)
+                hand[JOKER] += 1
+        if opened:
+            have = set(out)
+            for k in range(NUM_KINDS):
+                if hand[k] and k not in have:
+                    hand[k] -= 1
+                    if any((e := extend_extra(m, [k], hand)) is not None and e <= room for m in s.melds):
+                        out.append(k)
+                    hand[k] += 1
+            out.sort()
+        return out
+
+    def _commit_actions(self, s, hand, keep, can_close, guided) -> list[int]:
+        out = []
+        plain = None
+        for m in parse_group(s.pending):
+            if guided:
+                used = s.ob_used or s.obligation in s.pending
+                if not opening_reachable(hand, [], s.staged_value + meld_value(m),
+                                         -1 if used else s.obligation, keep, can_close):
+                    continue
+            if m[4]:
+                out.append(A.joker_action(*joker_key(m)))
+            else:
+                plain = A.COMMIT
+        if plain is not None:
+            out.append(plain)
+        return out
+
+    # ---------------------------------------------------------------- apply
+    def apply(self, s: Scala40State, action: int):
+        p = s.player
+        hand, known = s.hands[p], s.known[p]
+        if action == A.DRAW_STOCK:
+            k = s.stock.pop()
+            hand[k] += 1
+            s.hand_size[p] += 1
+            s.phase = PLAY
+            return None
+        if action == A.DRAW_DISCARD:
+            k = s.discard.pop()
+            hand[k] += 1
+            known[k] += 1
+            s.hand_size[p] += 1
+            s.took = k
+            if s.turn > 0 and (not s.opened[p] or self.config.taken_discard == "must_use"):
+                s.obligation = k
+            s.phase = PLAY
+            return None
+        if action < A.COMMIT:  # select
+            k = action - A.SELECT
+            hand[k] -= 1
+            s.hand_size[p] -= 1
+            if known[k]:
+                known[k] -= 1
+            s.pending.append(k)
+            return None
+        if action < A.EXTEND:  # commit a new meld
+            opts = parse_group(s.pending)
+            if action == A.COMMIT:
+                m = max((o for o in opts if not o[4]), key=meld_value)
+            else:
+                m = next(o for o in opts if joker_key(o) == A.joker_target(action))
+            self._lay(s, m, len(s.melds))
+            if not s.opened[p]:
+                s.staged += 1
+                s.staged_value += meld_value(m)
+                if s.obligation >= 0 and s.obligation in meld_cards(m):
+                    s.ob_used = True
+                if s.staged_value >= OPEN_MIN and (s.obligation < 0 or s.ob_used):
+                    s.opened[p] = True
+                    s.staged = s.staged_value = 0
+                    s.obligation = -1
+                    fill_melds(s.meld_obs, s.melds, 0)
+            return None
+        if action < A.SWAP:  # lay off
+            i = (action - A.EXTEND) % A.MAX_MELDS
+            opts = extend_options(s.melds[i], s.pending)
+            self._lay(s, opts[0] if action >= A.EXTEND_LOW else opts[-1], i)
+            return None
+        if action < A.UNDO:  # joker swap
+            i = action - A.SWAP
+            m = s.melds[i]
+            k = joker_standin(m)
+            hand[k] -= 1
+            hand[JOKER] += 1
+            if known[k]:
+                known[k] -= 1
+            known[JOKER] += 1
+            s.melds[i] = swap_joker(m)
+            s.meld_obs[i] = 0.0
+            meld_row(s.meld_obs[i], s.melds[i], False)
+            return None
+        if action == A.UNDO:
+            self._take_back(s)
+            s.undos -= 1
+            return None
+        # discard
+        k = action - A.DISCARD
+        hand[k] -= 1
+        s.hand_size[p] -= 1
+        if known[k]:
+            known[k] -= 1
+        s.discard.append(k)
+        if s.hand_size[p] == 0:
+            return self._end_hand(s, p, double=not s.was_open)
+        if s.staged:  # the opening was not reached: the staged melds go back to the hand
+            self._take_back(s)
+        return self._next_turn(s)
+
+    def _lay(self, s: Scala40State, m: tuple, i: int) -> None:
+        """Put the meld being built on the table as meld ``i`` (new or extended)."""
+        if s.obligation >= 0 and s.opened[s.player] and s.obligation in s.pending:
+            s.obligation = -1
+        s.pending = []
+        if i == len(s.melds):
+            s.melds.append(m)
+        else:
+            s.melds[i] = m
+        s.meld_obs[i] = 0.0
+        meld_row(s.meld_obs[i], m, not s.opened[s.player])
+
+    def _take_back(self, s: Scala40State) -> None:
+        """Return the staged melds and the meld being built to the hand (publicly seen)."""
+        p = s.player
+        cards = list(s.pending)
+        for m in s.melds[len(s.melds) - s.staged:]:
+            cards.extend(meld_cards(m))
+        if s.staged:
+            del s.melds[len(s.melds) - s.staged:]
+        for k in cards:
+            s.hands[p][k] += 1
+            s.known[p][k] += 1
+        s.hand_size[p] += len(cards)
+        s.pending = []
+        s.staged = s.staged_value = 0
+        s.ob_used = False
+        fill_melds(s.meld_obs, s.melds, 0)
+
+    def _next_turn(self, s: Scala40State):
+        s.turn += 1
+        if s.turn >= MAX_TURNS:
+            return self._end_hand(s, -1)
+        n = self.num_players
+        p = (s.player + 1) % n
+        while s.eliminated[p]:
+            p = (p + 1) % n
+        s.player = p
+        if not s.stock:
+            self._turn_over(s)
+            if not s.stock:
+                return self._end_hand(s, -1)
+        self._start_turn(s)
+        return None
+
+    def _turn_over(self, s: Scala40State) -> None:
+        """The discard pile becomes the stock; its first card starts the new pile."""
+        pile = s.discard
+        if self.config.turnover == "shuffled":
+            stock = [pile[i] for i in s.rng.permutation(len(pile))]
+        else:
+            stock = pile[::-1]  # turned face down: the old bottom card is the new top
+        s.discard = [stock.pop()] if stock else []
+        s.stock = stock
+        s.turnovers += 1
+        s.stock_hidden = False
+
+    def _end_hand(self, s: Scala40State, closer: int, double: bool = False):
+        n = self.num_players
+        pens = [0] * n
+        for i in range(n):
+            if i != closer and not s.eliminated[i]:
+                pens[i] = hand_penalty(s.hands[i]) * (2 if double else 1)
+        s.last_penalties = pens
+        s.hands_played += 1
+        if not self.match:
+            s.totals = [t + x for t, x in zip(s.totals, pens)]
+            r = [-x / 100.0 for x in pens]
+            return self._finish(s, r)
+        alive_before = [i for i in range(n) if not s.eliminated[i]]
+        for i in alive_before:
+            s.totals[i] += pens[i]
+            if s.totals[i] > ELIMINATION:
+                s.eliminated[i] = True
+        alive = [i for i in range(n) if not s.eliminated[i]]
+        if len(alive) >= 2:
+            first = (s.first + 1) % n
+            while s.eliminated[first]:
+                first = (first + 1) % n
+            self._deal(s, s.rng, first)
+            return None
+        if alive:
+            winners = alive
+        else:  # everyone left passed 100 in the same hand: the lowest total wins
+            low = min(s.totals[i] for i in alive_before)
+            winners = [i for i in alive_before if s.totals[i] == low]
+        s.winners = winners
+        k = len(winners)
+        r = [(n - k) / (k * (n - 1)) if i in winners else -1.0 / (n - 1) for i in range(n)]
+        return self._finish(s, r)
+
+    def _finish(self, s: Scala40State, r: list) -> list:
+        s.phase = OVER
+        s.pending = []
+        s.returns = [a + b for a, b in zip(s.returns, r)]
+        return r
+
+    # ---------------------------------------------------------- observation
+    def observe(self, s: Scala40State, player: int) -> np.ndarray:
+        lay = self.obs_layout
+        f = lay.fields
+        n = self.num_players
+        obs = np.zeros(lay.size, np.float32)
+        hand = s.hands[player]
+        obs[f["hand"].start:f["hand"].stop] = hand[:52]
+        obs[f["hand_jokers"].start] = hand[JOKER]
+        b = f["building"].start
+        for k in s.pending:
+            obs[b + k] += 1.0
+        order = [(player + i) % n for i in range(n)]
+        if s.phase != OVER:
+            obs[f["to_act"].start + (s.player - player) % n] = 1.0
+            obs[f["phase"].start + s.phase] = 1.0
+            t = f["turn"].start
+            obs[t] = self.closing_allowed(s)
+            obs[t + 1] = s.was_open
+            obs[t + 2] = s.opened[s.player] and not s.was_open
+            obs[t + 3] = s.undos > 0 and not s.opened[s.player]
+            obs[t + 4] = s.staged_value / 100.0
+            obs[t + 5] = s.took >= 0
+            if s.obligation >= 0:
+                obs[f["obligation"].start + s.obligation] = 1.0
+        obs[f["melds"].start:f["melds"].stop] = s.meld_obs.ravel()
+        pile = s.discard
+        if pile:
+            obs[f["discard_top"].start + pile[-1]] = 1.0
+            obs[f["discard_counts"].start:f["discard_counts"].stop] = np.bincount(pile, minlength=NUM_KINDS)
+            recent = pile[:-RECENT - 1:-1]
+            obs[f["discard_recent"].start + 53 * np.arange(len(recent)) + np.array(recent)] = 1.0
+        p = f["piles"].start
+        obs[p] = len(s.stock) / 108.0
+        obs[p + 1] = len(pile) / 108.0
+        obs[f["hand_size"].start:f["hand_size"].stop] = [s.hand_size[i] / 14.0 for i in order]
+        obs[f["opened"].start:f["opened"].stop] = [s.opened[i] for i in order]
+        obs[f["eliminated"].start:f["eliminated"].stop] = [s.eliminated[i] for i in order]
+        obs[f["penalty"].start:f["penalty"].stop] = [min(s.totals[i], 500) / 100.0 for i in order]
+        kn = f["known"].start
+        for j, i in enumerate(order):
+            if any(s.known[i]):
+                obs[kn + 53 * j:kn + 53 * j + 53] = s.known[i]
+        g = f["progress"].start
+        obs[g] = s.turn / MAX_TURNS
+        obs[g + 1] = min(s.turnovers, 10) / 10.0
+        obs[g + 2] = s.first == player
+        return obs
+
+    # -------------------------------------------------------- hidden state
+    def has_hidden(self, s: Scala40State, player: int) -> bool:
+        if s.rng is not None:
+            return True
+        if s.stock_hidden and s.stock:
+            return True
+        return any(i != player and s.hand_size[i] > sum(s.known[i]) for i in range(self.num_players))
+
+    def resample_hidden(self, s: Scala40State, player: int, rng: np.random.Generator) -> Scala40State:
+        t = s.copy()
+        n = self.num_players
+        pool: list[int] = []
+        for i in range(n):
+            if i != player:
+                pool.extend(k for k in range(NUM_KINDS) for _ in range(s.hands[i][k] - s.known[i][k]))
+        if s.stock_hidden:
+            pool.extend(s.stock)
+        pool = [pool[j] for j in rng.permutation(len(pool))]
+        for i in range(n):
+            if i == player:
+                continue
+            h = t.known[i][:]
+            for k in pool[:s.hand_size[i] - sum(h)]:
+                h[k] += 1
+            del pool[:s.hand_size[i] - sum(t.known[i])]
+            t.hands[i] = h
+        if s.stock_hidden:
+            t.stock = pool
+        elif self.config.turnover == "shuffled":
+            t.stock = [s.stock[j] for j in rng.permutation(len(s.stock))]
+        if s.rng is not None:
+            t.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+        return t
+
+    # ----------------------------------------------------------- invariants
+    def check_invariants(self, s: Scala40State) -> None:
+        n = self.num_players
+        count = [0] * NUM_KINDS
+        for i in range(n):
+            h = s.hands[i]
+            assert len(h) == NUM_KINDS and min(h) >= 0, f"hand {i} has a negative count"
+            assert sum(h) == s.hand_size[i], f"hand_size[{i}] = {s.hand_size[i]} but the hand holds {sum(h)}"
+            assert all(0 <= s.known[i][k] <= h[k] for k in range(NUM_KINDS)), f"known[{i}] exceeds hand {i}"
+            if s.eliminated[i] and s.phase != OVER:
+                assert s.hand_size[i] == 0, f"eliminated player {i} holds cards"
+            for k in range(NUM_KINDS):
+                count[k] += h[k]
+        for k in s.pending + s.stock + s.discard:
+            count[k] += 1
+        for m in s.melds:
+            assert m in parse_group(meld_cards(m)), f"invalid meld on the table: {m}"
+            for k in meld_cards(m):
+                count[k] += 1
+        for k in range(NUM_KINDS):
+            want = self.config.num_jokers if k == JOKER else 2
+            assert count[k] == want, f"card kind {k} appears {count[k]} times, expected {want}"
+        assert len(s.melds) <= A.MAX_MELDS
+        assert 0 <= s.staged <= len(s.melds)
+        staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
+        assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
+        assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
+        block = np.zeros_like(s.meld_obs)
+        fill_melds(block, s.melds, s.staged)
+        assert np.array_equal(block, s.meld_obs), "cached meld observation is stale"
+        assert 0 <= s.turn <= MAX_TURNS and s.undos in (0, 1)
+        assert all(t >= 0 for t in s.totals)
+        if self.match:
+            for i in range(n):
+                assert s.eliminated[i] == (s.totals[i] > ELIMINATION), f"elimination of {i} is inconsistent"
+        if s.phase == OVER:
+            assert abs(sum(s.returns)) < 1e-9 or not self.match, "match returns must sum to zero"
+        else:
+            assert not s.eliminated[s.player], "an eliminated player is to act"
+            assert self.alive(s) >= 2 or not self.match
+            if s.phase == DRAW:
+                assert not s.pending and not s.staged and s.stock, "draw phase with cards in play"
+
+    # ----------------------------------------------------------------- text
+    def describe_action(self, s: Scala40State, action: int) -> str:
+        return describe(s, int(action))
+
+    def render_text(self, s: Scala40State, player: int | None = None) -> str:
+        return render(self, s, player)
+
+    def reference_legal_mask(self, s: Scala40State) -> np.ndarray:
+        from baralho.envs.scala40.reference import reference_mask
+        return reference_mask(self, s)
