@@ -19,6 +19,8 @@ A meld on the table is an immutable tuple ``(type, a, b, c, j)``:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 JOKER = 52
 NUM_KINDS = 53
 RUN, SET = 0, 1
@@ -330,6 +332,68 @@ def extend_extra(m: tuple, pending: list[int], hand) -> int | None:
     return best
 
 
+def meldable_kinds(hand) -> list[int]:
+    """Kinds of the hand that belong to some meld made only of hand cards."""
+    out = []
+    jok = hand[JOKER] > 0
+    bits = [_suit_bits(hand, t) for t in range(4)]
+    for k in range(52):
+        if not hand[k]:
+            continue
+        r = k % 13
+        if (hand[r] > 0) + (hand[13 + r] > 0) + (hand[26 + r] > 0) + (hand[39 + r] > 0) + jok >= 3:
+            out.append(k)
+            continue
+        b = bits[k // 13]
+        for p in ((1, 14) if r == 0 else (r + 1,)):
+            for lo in range(max(1, p - 2), min(p, 12) + 1):
+                c = b >> lo & 7
+                if c == 7 or (jok and c in (3, 5, 6)):
+                    break
+            else:
+                continue
+            out.append(k)
+            break
+    if jok:
+        hand[JOKER] -= 1
+        if new_meld_extra([JOKER], hand) is not None:
+            out.append(JOKER)
+        hand[JOKER] += 1
+    return out
+
+
+def layoff_kinds(m: tuple, hand, room: int) -> list[int]:
+    """Kinds k of the hand such that selecting k can end in a lay-off on meld ``m``
+    using at most ``room`` further hand cards (the cards between, or one joker)."""
+    out = []
+    if m[0] == SET:
+        _, v, mask, _, js = m
+        if POPCOUNT[mask] < 4:
+            out = [t * 13 + v - 1 for t in range(4) if not mask >> t & 1 and hand[t * 13 + v - 1]]
+            if not js and hand[JOKER]:
+                out.append(JOKER)
+        return out
+    _, s, lo, hi, jp = m
+    jok = hand[JOKER] > 0 and not jp
+    if jok and (lo > 1 or hi < 14):
+        out.append(JOKER)
+    for rng in (range(lo - 1, 0, -1), range(hi + 1, 15)):
+        between = 0
+        used = False
+        for p in rng:
+            k = kind_of(s, p)
+            if hand[k]:
+                if between <= room:
+                    out.append(k)
+                between += 1
+            elif jok and not used:
+                used = True
+                between += 1
+            else:
+                break
+    return out
+
+
 # ------------------------------------------------------------ opening solver
 def all_melds(hand) -> list[tuple[tuple[int, ...], int, tuple]]:
     """Every meld (cards, value, meld tuple) that can be formed from ``hand``, best value first."""
@@ -390,6 +454,16 @@ def _fits(cards, hand) -> bool:
 
 def opening_reachable(hand, pending: list[int], staged_value: int, need: int,
                       keep: int, can_close: bool) -> bool:
+    return _reachable(tuple(hand), tuple(sorted(pending)), staged_value, need, keep, can_close)
+
+
+@lru_cache(maxsize=4096)
+def _all_melds(hand: tuple) -> list:
+    return all_melds(hand)
+
+
+@lru_cache(maxsize=16384)
+def _reachable(hand: tuple, pending: tuple, staged_value: int, need: int, keep: int, can_close: bool) -> bool:
     """Can an unopened player still open (or close in hand) this turn?
 
     ``hand``: free cards (count vector); ``pending``: the meld being built, which
@@ -404,7 +478,7 @@ def opening_reachable(hand, pending: list[int], staged_value: int, need: int,
     n = sum(hand)
     for k in pending:
         hand[k] += 1
-    opts = all_melds(hand)
+    opts = _all_melds(tuple(hand))
     if need >= 0:
         if not any(need in o[0] for o in opts):
             return False

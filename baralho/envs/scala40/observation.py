@@ -22,6 +22,9 @@ DECK_MAX = 108.0
 
 
 def build_layout(n: int) -> ObsLayout:
+    # Field order groups what the engine keeps as ready-made arrays: the observer's
+    # hand row, then scalars of the turn, then the public table block (melds and
+    # discard pile, one copy), then per-player rows in seat-relative order.
     lay = ObsLayout()
     lay.add("hand", 52, high=2, doc="own hand: count of each card kind (suit·13 + rank, ace = 0)")
     lay.add("hand_jokers", 1, high=4, doc="own jokers in hand")
@@ -31,6 +34,8 @@ def build_layout(n: int) -> ObsLayout:
     lay.add("turn", 6, high=2, doc="[closing allowed (first round over), actor had opened before this turn, "
             "actor opened this turn, undo available, staged value / 100, actor took the discard]")
     lay.add("obligation", NUM_KINDS, doc="card kind the actor must still meld this turn (taken discard)")
+    lay.add("progress", 3, doc="[turn of this hand / turn bound, stock turnovers / 10 (capped), "
+            "you are first to play (mão) this hand]")
     lay.add("melds", (MAX_MELDS, MELD_COLS), doc="table melds in order; columns: [present, is run, "
             "staged (counts only if the opening is reached), suit ♠♥♦♣ (run: its suit; set: suits shown), "
             "positions 1–14 (run: lo..hi, 14 = ace high; set: its rank), joker stand-in suit (4), "
@@ -42,15 +47,34 @@ def build_layout(n: int) -> ObsLayout:
     lay.add("hand_size", n, doc="cards in each player's hand / 14 (relative seats)")
     lay.add("opened", n, doc="each player has opened this hand")
     lay.add("eliminated", n, doc="each player is out of the match")
-    lay.add("penalty", n, high=5, doc="each player's match penalty total / 100")
+    lay.add("penalty", n, high=5, doc="each player's match penalty total / 100 (capped at 5)")
     lay.add("known", (n, NUM_KINDS), high=4, doc="cards each player is publicly known to hold")
-    lay.add("progress", 3, doc="[turn of this hand / turn bound, stock turnovers / 10 (capped), "
-            "this player is first to play (mão) this hand]")
     return lay.freeze()
 
 
-def meld_row(row: np.ndarray, m: tuple, staged: bool) -> None:
-    """Write one meld's columns into ``row`` (zeroed by the caller)."""
+PUB_FIELDS = ("melds", "discard_top", "discard_counts", "discard_recent", "piles")
+PLAYER_FIELDS = ("hand_size", "opened", "eliminated", "penalty")
+MELD_SIZE = MAX_MELDS * MELD_COLS
+PUB_SIZE = MELD_SIZE + 3 * NUM_KINDS + RECENT * NUM_KINDS + 2
+
+
+def pile_block(pub: np.ndarray, discard: list, stock_size: int) -> None:
+    """Rewrite the discard-pile part of the public block."""
+    b = pub[MELD_SIZE:]
+    b[:] = 0.0
+    if discard:
+        b[discard[-1]] = 1.0
+        b[NUM_KINDS:2 * NUM_KINDS] = np.bincount(discard, minlength=NUM_KINDS)
+        recent = discard[:-RECENT - 1:-1]
+        b[2 * NUM_KINDS + NUM_KINDS * np.arange(len(recent)) + np.array(recent)] = 1.0
+    b[-2] = stock_size / DECK_MAX
+    b[-1] = len(discard) / DECK_MAX
+
+
+def meld_row(pub: np.ndarray, i: int, m: tuple, staged: bool) -> None:
+    """Write meld ``i``'s columns into the public block."""
+    row = pub[i * MELD_COLS:(i + 1) * MELD_COLS]
+    row[:] = 0.0
     row[0] = 1.0
     if m[0] == RUN:
         _, s, lo, hi, jp = m
@@ -73,8 +97,9 @@ def meld_row(row: np.ndarray, m: tuple, staged: bool) -> None:
         row[2] = 1.0
 
 
-def fill_melds(block: np.ndarray, melds: list, n_staged: int) -> None:
+def fill_melds(pub: np.ndarray, melds: list, n_staged: int) -> None:
+    block = pub[:MELD_SIZE].reshape(MAX_MELDS, MELD_COLS)
     block[:] = 0.0
     first_staged = len(melds) - n_staged
     for i, m in enumerate(melds):
-        meld_row(block[i], m, i >= first_staged)
+        meld_row(pub, i, m, i >= first_staged)

@@ -23,20 +23,30 @@ from baralho.envs.scala40.melds import (
     JOKER,
     NUM_KINDS,
     OPEN_MIN,
-    _suit_bits,
+    RUN,
     extend_extra,
     extend_options,
     hand_penalty,
     joker_key,
     joker_standin,
+    layoff_kinds,
     meld_cards,
     meld_value,
+    meldable_kinds,
     new_meld_extra,
     opening_reachable,
     parse_group,
     swap_joker,
 )
-from baralho.envs.scala40.observation import MELD_COLS, RECENT, build_layout, fill_melds, meld_row
+from baralho.envs.scala40.observation import (
+    MELD_SIZE,
+    PUB_SIZE,
+    RECENT,
+    build_layout,
+    fill_melds,
+    meld_row,
+    pile_block,
+)
 from baralho.envs.scala40.render import describe, render
 
 ENV_ID = "scala40_v0"
@@ -95,7 +105,11 @@ class Scala40State:
     winners: list = field(default_factory=list)
     returns: list = field(default_factory=list)
     rng: np.random.Generator | None = None
-    meld_obs: np.ndarray | None = None
+    # ready-made observation pieces, kept in step with the lists above
+    hand_f: np.ndarray | None = None      # [n, 53] hands
+    known_f: np.ndarray | None = None     # [n, 53] known cards
+    players_f: np.ndarray | None = None   # [4, n] hand size / 14, opened, eliminated, penalty / 100
+    pub: np.ndarray | None = None         # melds block + discard pile block + pile sizes
 
     def copy(self) -> Scala40State:
         c = _copy.copy(self)
@@ -105,7 +119,10 @@ class Scala40State:
                      "eliminated", "last_penalties", "winners", "returns"):
             setattr(c, name, getattr(self, name)[:])
         c.rng = _copy.deepcopy(self.rng)
-        c.meld_obs = self.meld_obs.copy()
+        c.hand_f = self.hand_f.copy()
+        c.known_f = self.known_f.copy()
+        c.players_f = self.players_f.copy()
+        c.pub = self.pub.copy()
         return c
 
 
@@ -124,13 +141,15 @@ class Scala40Game:
         self.max_decisions = max_hands * MAX_TURNS * MAX_TURN_DECISIONS
         self._needs_rng = self.match or self.config.turnover == "shuffled"
         self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
+        self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
+        self._orders = [np.array([(p + i) % n for i in range(n)]) for p in range(n)]
 
     # ------------------------------------------------------------------ deal
     def new_state(self, rng: np.random.Generator) -> Scala40State:
         n = self.num_players
         s = Scala40State(n, [], [], [], [], [], [], opened=[False] * n, totals=[0] * n,
                          eliminated=[False] * n, last_penalties=[0] * n, returns=[0.0] * n)
-        s.meld_obs = np.zeros((A.MAX_MELDS, MELD_COLS), np.float32)
+        s.pub = np.zeros(PUB_SIZE, np.float32)
         if self._needs_rng:
             s.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
         self._deal(s, rng, 0)
@@ -159,8 +178,33 @@ class Scala40Game:
         s.first = s.player = first
         s.turn = s.turnovers = 0
         s.stock_hidden = True
-        s.meld_obs[:] = 0.0
+        self._sync(s)
         self._start_turn(s)
+
+    @staticmethod
+    def _sync(s: Scala40State) -> None:
+        """Rebuild the ready-made observation pieces from the state's lists."""
+        s.hand_f = np.array(s.hands, np.float32)
+        s.known_f = np.array(s.known, np.float32)
+        s.players_f = np.array([[h / 14.0 for h in s.hand_size], s.opened, s.eliminated,
+                                [min(t, 500) / 100.0 for t in s.totals]], np.float32)
+        fill_melds(s.pub, s.melds, s.staged)
+        pile_block(s.pub, s.discard, len(s.stock))
+
+    @staticmethod
+    def _move(s: Scala40State, p: int, k: int, d: int) -> None:
+        """Add ``d`` cards of kind ``k`` to player ``p``'s hand."""
+        s.hands[p][k] += d
+        s.hand_f[p, k] += d
+        s.hand_size[p] += d
+        s.players_f[0, p] = s.hand_size[p] / 14.0
+
+    @staticmethod
+    def _forget(s: Scala40State, p: int, k: int) -> None:
+        """A card of kind ``k`` was seen leaving ``p``'s hand."""
+        if s.known[p][k]:
+            s.known[p][k] -= 1
+            s.known_f[p, k] -= 1
 
     def _start_turn(self, s: Scala40State) -> None:
         s.phase = DRAW
@@ -208,7 +252,7 @@ class Scala40Game:
         guided = ob >= 0 and not opened
         pend = s.pending
         if pend:
-            for k in range(NUM_KINDS):
+            for k in self._pending_candidates(pend, hand):
                 if hand[k]:
                     hand[k] -= 1
                     pk = pend + [k]
@@ -275,6 +319,19 @@ class Scala40Game:
         hand[top] -= 1
         return ok
 
+    @staticmethod
+    def _pending_candidates(pend, hand) -> list[int]:
+        """Kinds that may join the cards being built: same suit or same rank, or a joker."""
+        real = [k for k in pend if k != JOKER]
+        if not real:
+            return [k for k in range(NUM_KINDS) if hand[k]]
+        r, t = real[0] % 13, real[0] // 13
+        out = [k for k in range(t * 13, t * 13 + 13) if hand[k]]
+        out.extend(u * 13 + r for u in range(4) if u != t and hand[u * 13 + r])
+        if hand[JOKER]:
+            out.append(JOKER)
+        return out
+
     def _completable(self, s, pend, hand, hsize, keep, opened) -> bool:
         """Can ``pend`` still become a new meld or a lay-off, keeping ``keep`` cards in hand?"""
         room = hsize - keep
@@ -285,7 +342,10 @@ class Scala40Game:
             if e is not None and e <= room:
                 return True
         if opened:
+            real = [k for k in pend if k != JOKER]
             for m in s.melds:
+                if real and (m[1] != (real[0] // 13 if m[0] == RUN else real[0] % 13 + 1)):
+                    continue
                 e = extend_extra(m, pend, hand)
                 if e is not None and e <= room:
                     return True
@@ -293,41 +353,13 @@ class Scala40Game:
 
     def _single_selects(self, s, hand, room, opened) -> list[int]:
         """Kinds k whose selection (nothing being built yet) can be completed."""
-        out = []
-        jok = hand[JOKER] > 0
-        if room >= 2 and len(s.melds) < A.MAX_MELDS:
-            bits = [_suit_bits(hand, t) for t in range(4)]
-            for k in range(52):
-                if not hand[k]:
-                    continue
-                r, t = k % 13, k // 13
-                if sum(1 for u in range(4) if hand[u * 13 + r]) + jok >= 3:
-                    out.append(k)
-                    continue
-                b = bits[t]
-                for p in ((1, 14) if r == 0 else (r + 1,)):
-                    for lo in range(max(1, p - 2), min(p, 12) + 1):
-                        c = b >> lo & 7
-                        if c == 7 or (jok and c in (3, 5, 6)):
-                            break
-                    else:
-                        continue
-                    out.append(k)
-                    break
-            if jok:
-                hand[JOKER] -= 1
-                if new_meld_extra([JOKER], hand) is not None:
-                    out.append(JOKER)
-                hand[JOKER] += 1
+        out = meldable_kinds(hand) if room >= 2 and len(s.melds) < A.MAX_MELDS else []
         if opened:
-            have = set(out)
-            for k in range(NUM_KINDS):
-                if hand[k] and k not in have:
-                    hand[k] -= 1
-                    if any((e := extend_extra(m, [k], hand)) is not None and e <= room for m in s.melds):
-                        out.append(k)
-                    hand[k] += 1
-            out.sort()
+            extra = set()
+            for m in s.melds:
+                extra.update(layoff_kinds(m, hand, room))
+            if extra:
+                out = sorted(extra.union(out))
         return out
 
     def _commit_actions(self, s, hand, keep, can_close, guided) -> list[int]:
@@ -350,18 +382,17 @@ class Scala40Game:
     # ---------------------------------------------------------------- apply
     def apply(self, s: Scala40State, action: int):
         p = s.player
-        hand, known = s.hands[p], s.known[p]
         if action == A.DRAW_STOCK:
-            k = s.stock.pop()
-            hand[k] += 1
-            s.hand_size[p] += 1
+            self._move(s, p, s.stock.pop(), 1)
+            s.pub[-2] = len(s.stock) / 108.0
             s.phase = PLAY
             return None
         if action == A.DRAW_DISCARD:
             k = s.discard.pop()
-            hand[k] += 1
-            known[k] += 1
-            s.hand_size[p] += 1
+            self._move(s, p, k, 1)
+            s.known[p][k] += 1
+            s.known_f[p, k] += 1
+            pile_block(s.pub, s.discard, len(s.stock))
             s.took = k
             if s.turn > 0 and (not s.opened[p] or self.config.taken_discard == "must_use"):
                 s.obligation = k
@@ -369,10 +400,8 @@ class Scala40Game:
             return None
         if action < A.COMMIT:  # select
             k = action - A.SELECT
-            hand[k] -= 1
-            s.hand_size[p] -= 1
-            if known[k]:
-                known[k] -= 1
+            self._move(s, p, k, -1)
+            self._forget(s, p, k)
             s.pending.append(k)
             return None
         if action < A.EXTEND:  # commit a new meld
@@ -389,9 +418,10 @@ class Scala40Game:
                     s.ob_used = True
                 if s.staged_value >= OPEN_MIN and (s.obligation < 0 or s.ob_used):
                     s.opened[p] = True
+                    s.players_f[1, p] = 1.0
                     s.staged = s.staged_value = 0
                     s.obligation = -1
-                    fill_melds(s.meld_obs, s.melds, 0)
+                    fill_melds(s.pub, s.melds, 0)
             return None
         if action < A.SWAP:  # lay off
             i = (action - A.EXTEND) % A.MAX_MELDS
@@ -402,14 +432,13 @@ class Scala40Game:
             i = action - A.SWAP
             m = s.melds[i]
             k = joker_standin(m)
-            hand[k] -= 1
-            hand[JOKER] += 1
-            if known[k]:
-                known[k] -= 1
-            known[JOKER] += 1
+            self._move(s, p, k, -1)
+            self._forget(s, p, k)
+            self._move(s, p, JOKER, 1)
+            s.known[p][JOKER] += 1
+            s.known_f[p, JOKER] += 1
             s.melds[i] = swap_joker(m)
-            s.meld_obs[i] = 0.0
-            meld_row(s.meld_obs[i], s.melds[i], False)
+            meld_row(s.pub, i, s.melds[i], False)
             return None
         if action == A.UNDO:
             self._take_back(s)
@@ -417,16 +446,29 @@ class Scala40Game:
             return None
         # discard
         k = action - A.DISCARD
-        hand[k] -= 1
-        s.hand_size[p] -= 1
-        if known[k]:
-            known[k] -= 1
-        s.discard.append(k)
+        self._move(s, p, k, -1)
+        self._forget(s, p, k)
+        self._push_discard(s, k)
         if s.hand_size[p] == 0:
             return self._end_hand(s, p, double=not s.was_open)
         if s.staged:  # the opening was not reached: the staged melds go back to the hand
             self._take_back(s)
         return self._next_turn(s)
+
+    @staticmethod
+    def _push_discard(s: Scala40State, k: int) -> None:
+        pile = s.discard
+        b = s.pub[MELD_SIZE:]
+        if pile:
+            b[pile[-1]] = 0.0
+        pile.append(k)
+        b[k] = 1.0
+        b[NUM_KINDS + k] += 1.0
+        recent = b[2 * NUM_KINDS:(2 + RECENT) * NUM_KINDS]
+        recent[NUM_KINDS:] = recent[:-NUM_KINDS].copy()
+        recent[:NUM_KINDS] = 0.0
+        recent[k] = 1.0
+        b[-1] = len(pile) / 108.0
 
     def _lay(self, s: Scala40State, m: tuple, i: int) -> None:
         """Put the meld being built on the table as meld ``i`` (new or extended)."""
@@ -437,8 +479,7 @@ class Scala40Game:
             s.melds.append(m)
         else:
             s.melds[i] = m
-        s.meld_obs[i] = 0.0
-        meld_row(s.meld_obs[i], m, not s.opened[s.player])
+        meld_row(s.pub, i, m, not s.opened[s.player])
 
     def _take_back(self, s: Scala40State) -> None:
         """Return the staged melds and the meld being built to the hand (publicly seen)."""
@@ -449,13 +490,13 @@ class Scala40Game:
         if s.staged:
             del s.melds[len(s.melds) - s.staged:]
         for k in cards:
-            s.hands[p][k] += 1
+            self._move(s, p, k, 1)
             s.known[p][k] += 1
-        s.hand_size[p] += len(cards)
+            s.known_f[p, k] += 1
         s.pending = []
         s.staged = s.staged_value = 0
         s.ob_used = False
-        fill_melds(s.meld_obs, s.melds, 0)
+        fill_melds(s.pub, s.melds, 0)
 
     def _next_turn(self, s: Scala40State):
         s.turn += 1
@@ -484,6 +525,7 @@ class Scala40Game:
         s.stock = stock
         s.turnovers += 1
         s.stock_hidden = False
+        pile_block(s.pub, s.discard, len(s.stock))
 
     def _end_hand(self, s: Scala40State, closer: int, double: bool = False):
         n = self.num_players
@@ -493,6 +535,7 @@ class Scala40Game:
                 pens[i] = hand_penalty(s.hands[i]) * (2 if double else 1)
         s.last_penalties = pens
         s.hands_played += 1
+        s.players_f[3] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)]
         if not self.match:
             s.totals = [t + x for t, x in zip(s.totals, pens)]
             r = [-x / 100.0 for x in pens]
@@ -521,57 +564,40 @@ class Scala40Game:
 
     def _finish(self, s: Scala40State, r: list) -> list:
         s.phase = OVER
+        s.players_f[2] = s.eliminated
         s.pending = []
         s.returns = [a + b for a, b in zip(s.returns, r)]
         return r
 
     # ---------------------------------------------------------- observation
     def observe(self, s: Scala40State, player: int) -> np.ndarray:
-        lay = self.obs_layout
-        f = lay.fields
+        o = self._off
         n = self.num_players
-        obs = np.zeros(lay.size, np.float32)
-        hand = s.hands[player]
-        obs[f["hand"].start:f["hand"].stop] = hand[:52]
-        obs[f["hand_jokers"].start] = hand[JOKER]
-        b = f["building"].start
+        obs = np.zeros(self.obs_layout.size, np.float32)
+        obs[:NUM_KINDS] = s.hand_f[player]
         for k in s.pending:
-            obs[b + k] += 1.0
-        order = [(player + i) % n for i in range(n)]
+            obs[o["building"] + k] += 1.0
         if s.phase != OVER:
-            obs[f["to_act"].start + (s.player - player) % n] = 1.0
-            obs[f["phase"].start + s.phase] = 1.0
-            t = f["turn"].start
-            obs[t] = self.closing_allowed(s)
+            obs[o["to_act"] + (s.player - player) % n] = 1.0
+            obs[o["phase"] + s.phase] = 1.0
+            t = o["turn"]
+            actor_open = s.opened[s.player]
+            obs[t] = s.turn >= self.alive(s)
             obs[t + 1] = s.was_open
-            obs[t + 2] = s.opened[s.player] and not s.was_open
-            obs[t + 3] = s.undos > 0 and not s.opened[s.player]
+            obs[t + 2] = actor_open and not s.was_open
+            obs[t + 3] = s.undos > 0 and not actor_open
             obs[t + 4] = s.staged_value / 100.0
             obs[t + 5] = s.took >= 0
             if s.obligation >= 0:
-                obs[f["obligation"].start + s.obligation] = 1.0
-        obs[f["melds"].start:f["melds"].stop] = s.meld_obs.ravel()
-        pile = s.discard
-        if pile:
-            obs[f["discard_top"].start + pile[-1]] = 1.0
-            obs[f["discard_counts"].start:f["discard_counts"].stop] = np.bincount(pile, minlength=NUM_KINDS)
-            recent = pile[:-RECENT - 1:-1]
-            obs[f["discard_recent"].start + 53 * np.arange(len(recent)) + np.array(recent)] = 1.0
-        p = f["piles"].start
-        obs[p] = len(s.stock) / 108.0
-        obs[p + 1] = len(pile) / 108.0
-        obs[f["hand_size"].start:f["hand_size"].stop] = [s.hand_size[i] / 14.0 for i in order]
-        obs[f["opened"].start:f["opened"].stop] = [s.opened[i] for i in order]
-        obs[f["eliminated"].start:f["eliminated"].stop] = [s.eliminated[i] for i in order]
-        obs[f["penalty"].start:f["penalty"].stop] = [min(s.totals[i], 500) / 100.0 for i in order]
-        kn = f["known"].start
-        for j, i in enumerate(order):
-            if any(s.known[i]):
-                obs[kn + 53 * j:kn + 53 * j + 53] = s.known[i]
-        g = f["progress"].start
+                obs[o["obligation"] + s.obligation] = 1.0
+        g = o["progress"]
         obs[g] = s.turn / MAX_TURNS
         obs[g + 1] = min(s.turnovers, 10) / 10.0
         obs[g + 2] = s.first == player
+        obs[o["melds"]:o["melds"] + PUB_SIZE] = s.pub
+        order = self._orders[player]
+        np.take(s.players_f, order, axis=1, out=obs[o["hand_size"]:o["hand_size"] + 4 * n].reshape(4, n))
+        np.take(s.known_f, order, axis=0, out=obs[o["known"]:].reshape(n, NUM_KINDS))
         return obs
 
     # -------------------------------------------------------- hidden state
@@ -604,6 +630,7 @@ class Scala40Game:
             t.stock = pool
         elif self.config.turnover == "shuffled":
             t.stock = [s.stock[j] for j in rng.permutation(len(s.stock))]
+        self._sync(t)
         if s.rng is not None:
             t.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
         return t
@@ -635,9 +662,10 @@ class Scala40Game:
         staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
         assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
         assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
-        block = np.zeros_like(s.meld_obs)
-        fill_melds(block, s.melds, s.staged)
-        assert np.array_equal(block, s.meld_obs), "cached meld observation is stale"
+        fresh = s.copy()
+        self._sync(fresh)
+        for name in ("hand_f", "known_f", "players_f", "pub"):
+            assert np.array_equal(getattr(fresh, name), getattr(s, name)), f"cached observation {name} is stale"
         assert 0 <= s.turn <= MAX_TURNS and s.undos in (0, 1)
         assert all(t >= 0 for t in s.totals)
         if self.match:
