@@ -19,7 +19,7 @@ A meld on the table is an immutable tuple ``(type, a, b, c, j)``:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 JOKER = 52
 NUM_KINDS = 53
@@ -332,33 +332,34 @@ def extend_extra(m: tuple, pending: list[int], hand) -> int | None:
     return best
 
 
+@cache
+def _run_meldable(pattern: int, jok: bool) -> int:
+    """Ranks (bit r, ace = 0) of a suit holding ``pattern`` that lie in a 3-card
+    window of present cards (two present and a joker when ``jok``)."""
+    pos = pattern << 1 | (pattern & 1) << 14  # run positions 1..14, the ace at both ends
+    out = 0
+    for lo in range(1, 13):
+        c = pos >> lo & 7
+        if c == 7 or (jok and c in (3, 5, 6)):
+            for p in range(lo, lo + 3):
+                if c >> (p - lo) & 1:
+                    out |= 1 << (0 if p == 14 else p - 1)
+    return out
+
+
 def meldable_kinds(hand) -> list[int]:
     """Kinds of the hand that belong to some meld made only of hand cards."""
-    out = []
     jok = hand[JOKER] > 0
-    bits = [_suit_bits(hand, t) for t in range(4)]
-    for k in range(52):
-        if not hand[k]:
-            continue
-        r = k % 13
-        if (hand[r] > 0) + (hand[13 + r] > 0) + (hand[26 + r] > 0) + (hand[39 + r] > 0) + jok >= 3:
-            out.append(k)
-            continue
-        b = bits[k // 13]
-        for p in ((1, 14) if r == 0 else (r + 1,)):
-            for lo in range(max(1, p - 2), min(p, 12) + 1):
-                c = b >> lo & 7
-                if c == 7 or (jok and c in (3, 5, 6)):
-                    break
-            else:
-                continue
-            out.append(k)
-            break
-    if jok:
-        hand[JOKER] -= 1
-        if new_meld_extra([JOKER], hand) is not None:
-            out.append(JOKER)
-        hand[JOKER] += 1
+    pats = [0, 0, 0, 0]
+    ranks = [0] * 13
+    ks = [k for k in range(52) if hand[k]]
+    for k in ks:
+        pats[k // 13] |= 1 << (k % 13)
+        ranks[k % 13] += 1
+    runs = [_run_meldable(p, jok) for p in pats]
+    out = [k for k in ks if ranks[k % 13] + jok >= 3 or runs[k // 13] >> (k % 13) & 1]
+    if jok and (max(ranks) >= 2 or any(_run_meldable(p, True) for p in pats)):
+        out.append(JOKER)
     return out
 
 
@@ -421,6 +422,8 @@ def all_melds(hand) -> list[tuple[tuple[int, ...], int, tuple]]:
         b = _suit_bits(hand, s)
         aces = hand[s * 13]
         for lo in range(1, 13):
+            if not b >> lo & 1 and not (jok and b >> (lo + 1) & 3 == 3):
+                continue  # a window starting here would hold two holes
             missing: list[int] = []
             for hi in range(lo, 15):
                 present = b >> hi & 1 and not (hi == 14 and lo == 1 and aces < 2)
@@ -519,3 +522,106 @@ def _reachable(hand: tuple, pending: tuple, staged_value: int, need: int, keep: 
         if ok:
             return True
     return False
+
+
+def opening_selects(hand, pending: list[int], staged_value: int, need: int,
+                    keep: int, can_close: bool) -> set[int]:
+    """Kinds k such that selecting k next keeps the opening reachable (see
+    ``opening_reachable``): the cards, beyond ``pending``, of every meld that
+    contains ``pending`` and starts a successful plan."""
+    full = list(hand)
+    for k in pending:
+        full[k] += 1
+    total = sum(full)
+    out: set[int] = set()
+    for cards, v, _ in _all_melds(tuple(full)):
+        if total - len(cards) < keep:
+            continue
+        extra = list(cards)
+        try:
+            for k in pending:
+                extra.remove(k)
+        except ValueError:
+            continue
+        if out.issuperset(extra):
+            continue
+        for k in cards:
+            full[k] -= 1
+        used = need < 0 or need in cards
+        if _reachable(tuple(full), (), staged_value + v, -1 if used else need, keep, can_close):
+            out.update(extra)
+        for k in cards:
+            full[k] += 1
+    return out
+
+
+MAX_VALUE = tuple([11] + list(range(2, 11)) + [10, 10, 10]) * 4 + (11,)
+
+
+def may_open_with(hand, top: int, keep: int, can_close: bool) -> bool:
+    """Can an unopened player who takes ``top`` open with it this turn?"""
+    hand[top] += 1
+    try:
+        kinds = meldable_kinds(hand)
+        if top not in kinds:
+            return False
+        bound = sum(hand[k] * MAX_VALUE[k] for k in kinds)
+        if bound < OPEN_MIN and not (can_close and sum(hand[k] for k in kinds) >= sum(hand) - 1):
+            return False
+        return _reachable(tuple(hand), (), 0, top, keep, can_close)
+    finally:
+        hand[top] -= 1
+
+
+# ------------------------------------------------- cached completion checks
+# new_meld_extra / extend_extra only look at one suit (runs), one rank (sets)
+# and the jokers of the hand: keyed on those, the answers repeat a lot.
+def _suit_key(hand, s: int) -> tuple[int, int]:
+    base = s * 13
+    pat = 0
+    for r in range(13):
+        if hand[base + r]:
+            pat |= 1 << r
+    return pat, hand[base]
+
+
+@lru_cache(maxsize=65536)
+def _nme(pend: tuple, s: int, pat: int, aces: int, r: int, rmask: int, jok: bool):
+    hand = [0] * NUM_KINDS
+    for q in range(13):
+        if pat >> q & 1:
+            hand[s * 13 + q] = 1
+    hand[s * 13] = aces
+    for t in range(4):
+        if rmask >> t & 1:
+            hand[t * 13 + r] = max(hand[t * 13 + r], 1)
+    hand[JOKER] = 1 if jok else 0
+    return new_meld_extra(list(pend), hand)
+
+
+def new_meld_extra_fast(pend: list[int], hand) -> int | None:
+    real = next((k for k in pend if k != JOKER), -1)
+    if real < 0:
+        return new_meld_extra(pend, hand)
+    s, r = real // 13, real % 13
+    pat, aces = _suit_key(hand, s)
+    rmask = (hand[r] > 0) | (hand[13 + r] > 0) << 1 | (hand[26 + r] > 0) << 2 | (hand[39 + r] > 0) << 3
+    return _nme(tuple(pend), s, pat, aces, r, rmask, hand[JOKER] > 0)
+
+
+@lru_cache(maxsize=65536)
+def _exe(m: tuple, pend: tuple, pat: int, aces: int, jok: bool):
+    hand = [0] * NUM_KINDS
+    if m[0] == RUN:
+        s = m[1]
+        for q in range(13):
+            if pat >> q & 1:
+                hand[s * 13 + q] = 1
+        hand[s * 13] = aces
+    hand[JOKER] = 1 if jok else 0
+    return extend_extra(m, list(pend), hand)
+
+
+def extend_extra_fast(m: tuple, pend: list[int], hand) -> int | None:
+    pat, aces = _suit_key(hand, m[1]) if m[0] == RUN else (0, 0)
+    return _exe(m, tuple(pend), pat, aces, hand[JOKER] > 0)

@@ -44,16 +44,13 @@ def build_layout(n: int) -> ObsLayout:
     lay.add("discard_counts", NUM_KINDS, high=4, doc="every card in the discard pile, by kind")
     lay.add("discard_recent", (RECENT, NUM_KINDS), doc=f"the last {RECENT} discard-pile cards, top first")
     lay.add("piles", 2, doc="[stock size, discard pile size] / 108")
-    lay.add("hand_size", n, doc="cards in each player's hand / 14 (relative seats)")
-    lay.add("opened", n, doc="each player has opened this hand")
-    lay.add("eliminated", n, doc="each player is out of the match")
-    lay.add("penalty", n, high=5, doc="each player's match penalty total / 100 (capped at 5)")
+    lay.add("players", (n, 4), high=5, doc="per player (relative seats): [cards in hand / 14, has opened "
+            "this hand, eliminated, match penalty total / 100 (capped at 5)]")
     lay.add("known", (n, NUM_KINDS), high=4, doc="cards each player is publicly known to hold")
     return lay.freeze()
 
 
 PUB_FIELDS = ("melds", "discard_top", "discard_counts", "discard_recent", "piles")
-PLAYER_FIELDS = ("hand_size", "opened", "eliminated", "penalty")
 MELD_SIZE = MAX_MELDS * MELD_COLS
 PUB_SIZE = MELD_SIZE + 3 * NUM_KINDS + RECENT * NUM_KINDS + 2
 

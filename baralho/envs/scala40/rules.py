@@ -24,17 +24,19 @@ from baralho.envs.scala40.melds import (
     NUM_KINDS,
     OPEN_MIN,
     RUN,
-    extend_extra,
+    extend_extra_fast,
     extend_options,
     hand_penalty,
     joker_key,
     joker_standin,
     layoff_kinds,
+    may_open_with,
     meld_cards,
     meld_value,
     meldable_kinds,
-    new_meld_extra,
+    new_meld_extra_fast,
     opening_reachable,
+    opening_selects,
     parse_group,
     swap_joker,
 )
@@ -107,8 +109,10 @@ class Scala40State:
     rng: np.random.Generator | None = None
     # ready-made observation pieces, kept in step with the lists above
     hand_f: np.ndarray | None = None      # [n, 53] hands
-    known_f: np.ndarray | None = None     # [n, 53] known cards
-    players_f: np.ndarray | None = None   # [4, n] hand size / 14, opened, eliminated, penalty / 100
+    # per-player rows are stored twice (rows i and i + n) so that every seat's
+    # relative view is one contiguous slice [seat : seat + n]
+    known_f: np.ndarray | None = None     # [2n, 53] known cards
+    players_f: np.ndarray | None = None   # [2n, 4] hand size / 14, opened, eliminated, penalty / 100
     pub: np.ndarray | None = None         # melds block + discard pile block + pile sizes
 
     def copy(self) -> Scala40State:
@@ -142,7 +146,6 @@ class Scala40Game:
         self._needs_rng = self.match or self.config.turnover == "shuffled"
         self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
-        self._orders = [np.array([(p + i) % n for i in range(n)]) for p in range(n)]
 
     # ------------------------------------------------------------------ deal
     def new_state(self, rng: np.random.Generator) -> Scala40State:
@@ -185,9 +188,10 @@ class Scala40Game:
     def _sync(s: Scala40State) -> None:
         """Rebuild the ready-made observation pieces from the state's lists."""
         s.hand_f = np.array(s.hands, np.float32)
-        s.known_f = np.array(s.known, np.float32)
-        s.players_f = np.array([[h / 14.0 for h in s.hand_size], s.opened, s.eliminated,
-                                [min(t, 500) / 100.0 for t in s.totals]], np.float32)
+        s.known_f = np.array(s.known + s.known, np.float32)
+        rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
+                for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
+        s.players_f = np.array(rows + rows, np.float32)
         fill_melds(s.pub, s.melds, s.staged)
         pile_block(s.pub, s.discard, len(s.stock))
 
@@ -197,14 +201,14 @@ class Scala40Game:
         s.hands[p][k] += d
         s.hand_f[p, k] += d
         s.hand_size[p] += d
-        s.players_f[0, p] = s.hand_size[p] / 14.0
+        s.players_f[p, 0] = s.players_f[p + s.num_players, 0] = s.hand_size[p] / 14.0
 
     @staticmethod
     def _forget(s: Scala40State, p: int, k: int) -> None:
         """A card of kind ``k`` was seen leaving ``p``'s hand."""
         if s.known[p][k]:
             s.known[p][k] -= 1
-            s.known_f[p, k] -= 1
+            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
 
     def _start_turn(self, s: Scala40State) -> None:
         s.phase = DRAW
@@ -252,16 +256,15 @@ class Scala40Game:
         guided = ob >= 0 and not opened
         pend = s.pending
         if pend:
-            for k in self._pending_candidates(pend, hand):
-                if hand[k]:
+            if guided:
+                for k in opening_selects(hand, pend, s.staged_value, -1 if s.ob_used else ob, keep, can_close):
+                    mask[A.SELECT + k] = 1
+            else:
+                for k in self._pending_candidates(pend, hand):
                     hand[k] -= 1
-                    pk = pend + [k]
-                    ok = self._completable(s, pk, hand, hsize - 1, keep, opened) and (
-                        not guided or opening_reachable(hand, pk, s.staged_value, -1 if s.ob_used else ob,
-                                                        keep, can_close))
-                    hand[k] += 1
-                    if ok:
+                    if self._completable(s, pend + [k], hand, hsize - 1, keep, opened):
                         mask[A.SELECT + k] = 1
+                    hand[k] += 1
             if len(pend) >= 3 and len(s.melds) < A.MAX_MELDS and hsize >= keep:
                 for a in self._commit_actions(s, hand, keep, can_close, guided):
                     mask[a] = 1
@@ -283,14 +286,11 @@ class Scala40Game:
             hand[ob] += 1
             return mask
         room = hsize - 1 - keep
-        if room >= 0:
+        if guided:
+            for k in opening_selects(hand, [], s.staged_value, -1 if s.ob_used else ob, keep, can_close):
+                mask[A.SELECT + k] = 1
+        elif room >= 0:
             for k in self._single_selects(s, hand, room, opened):
-                if guided:
-                    hand[k] -= 1
-                    ok = opening_reachable(hand, [k], s.staged_value, -1 if s.ob_used else ob, keep, can_close)
-                    hand[k] += 1
-                    if not ok:
-                        continue
                 mask[A.SELECT + k] = 1
         if opened:
             for i, m in enumerate(s.melds):
@@ -299,9 +299,7 @@ class Scala40Game:
         elif s.staged and s.undos:
             mask[A.UNDO] = 1
         if not guided or (s.ob_used and hsize == 1 and can_close):
-            for k in range(NUM_KINDS):
-                if hand[k]:
-                    mask[A.DISCARD + k] = 1
+            mask[A.DISCARD:] = s.hand_f[p] > 0
         return mask
 
     def _may_take(self, s, hand, top, keep, can_close) -> bool:
@@ -312,12 +310,7 @@ class Scala40Game:
             if self.config.taken_discard == "free":
                 return True
             return self._completable(s, [top], hand, hsize, keep, True)
-        if new_meld_extra([top], hand) is None:
-            return False
-        hand[top] += 1
-        ok = opening_reachable(hand, [], 0, top, keep, can_close)
-        hand[top] -= 1
-        return ok
+        return may_open_with(hand, top, keep, can_close)
 
     @staticmethod
     def _pending_candidates(pend, hand) -> list[int]:
@@ -338,7 +331,7 @@ class Scala40Game:
         if room < 0:
             return False
         if len(s.melds) < A.MAX_MELDS:
-            e = new_meld_extra(pend, hand)
+            e = new_meld_extra_fast(pend, hand)
             if e is not None and e <= room:
                 return True
         if opened:
@@ -346,7 +339,7 @@ class Scala40Game:
             for m in s.melds:
                 if real and (m[1] != (real[0] // 13 if m[0] == RUN else real[0] % 13 + 1)):
                     continue
-                e = extend_extra(m, pend, hand)
+                e = extend_extra_fast(m, pend, hand)
                 if e is not None and e <= room:
                     return True
         return False
@@ -391,7 +384,7 @@ class Scala40Game:
             k = s.discard.pop()
             self._move(s, p, k, 1)
             s.known[p][k] += 1
-            s.known_f[p, k] += 1
+            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
             pile_block(s.pub, s.discard, len(s.stock))
             s.took = k
             if s.turn > 0 and (not s.opened[p] or self.config.taken_discard == "must_use"):
@@ -418,7 +411,7 @@ class Scala40Game:
                     s.ob_used = True
                 if s.staged_value >= OPEN_MIN and (s.obligation < 0 or s.ob_used):
                     s.opened[p] = True
-                    s.players_f[1, p] = 1.0
+                    s.players_f[p::s.num_players, 1] = 1.0
                     s.staged = s.staged_value = 0
                     s.obligation = -1
                     fill_melds(s.pub, s.melds, 0)
@@ -436,7 +429,7 @@ class Scala40Game:
             self._forget(s, p, k)
             self._move(s, p, JOKER, 1)
             s.known[p][JOKER] += 1
-            s.known_f[p, JOKER] += 1
+            s.known_f[p, JOKER] = s.known_f[p + s.num_players, JOKER] = s.known[p][JOKER]
             s.melds[i] = swap_joker(m)
             meld_row(s.pub, i, s.melds[i], False)
             return None
@@ -492,7 +485,7 @@ class Scala40Game:
         for k in cards:
             self._move(s, p, k, 1)
             s.known[p][k] += 1
-            s.known_f[p, k] += 1
+            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
         s.pending = []
         s.staged = s.staged_value = 0
         s.ob_used = False
@@ -535,7 +528,7 @@ class Scala40Game:
                 pens[i] = hand_penalty(s.hands[i]) * (2 if double else 1)
         s.last_penalties = pens
         s.hands_played += 1
-        s.players_f[3] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)]
+        s.players_f[:, 3] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)] * 2
         if not self.match:
             s.totals = [t + x for t, x in zip(s.totals, pens)]
             r = [-x / 100.0 for x in pens]
@@ -564,7 +557,7 @@ class Scala40Game:
 
     def _finish(self, s: Scala40State, r: list) -> list:
         s.phase = OVER
-        s.players_f[2] = s.eliminated
+        s.players_f[:, 2] = s.eliminated * 2
         s.pending = []
         s.returns = [a + b for a, b in zip(s.returns, r)]
         return r
@@ -595,9 +588,8 @@ class Scala40Game:
         obs[g + 1] = min(s.turnovers, 10) / 10.0
         obs[g + 2] = s.first == player
         obs[o["melds"]:o["melds"] + PUB_SIZE] = s.pub
-        order = self._orders[player]
-        np.take(s.players_f, order, axis=1, out=obs[o["hand_size"]:o["hand_size"] + 4 * n].reshape(4, n))
-        np.take(s.known_f, order, axis=0, out=obs[o["known"]:].reshape(n, NUM_KINDS))
+        obs[o["players"]:o["known"]] = s.players_f[player:player + n].ravel()
+        obs[o["known"]:] = s.known_f[player:player + n].ravel()
         return obs
 
     # -------------------------------------------------------- hidden state
