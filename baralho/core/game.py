@@ -21,7 +21,8 @@ Conventions every game keeps:
 from __future__ import annotations
 
 import pickle
-from typing import Any, ClassVar, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from baralho.core.spaces import ObsLayout
 class State(Protocol):
     """A game position. Games use a dataclass; only ``copy`` is required."""
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         """An independent copy (no shared mutable parts)."""
         ...
 

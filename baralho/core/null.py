@@ -17,7 +17,7 @@ class NullState:
     turn: int = 0
     num_players: int = 2
 
-    def copy(self) -> "NullState":
+    def copy(self) -> NullState:
         return NullState(self.turn, self.num_players)
 
 

@@ -52,7 +52,7 @@ class ObsLayout:
         self.size += n
         return f
 
-    def freeze(self) -> "ObsLayout":
+    def freeze(self) -> ObsLayout:
         self._frozen = True
         self.low = np.zeros(self.size, np.float32)
         self.high = np.zeros(self.size, np.float32)

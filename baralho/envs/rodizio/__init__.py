@@ -1,0 +1,1 @@
+"""Rodízio: rules engine (rules.py), card data (cards.py), env (env.py), heuristic."""

@@ -1,0 +1,57 @@
+"""The conformance checks can fail: each is run on a deliberately broken game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import baralho
+
+from .helpers import check_hidden_information, positions
+
+
+class LeakyRodizio:
+    """Rodízio with memory='none' whose observation leaks every pile (the bug
+    the hidden-information test exists to catch)."""
+
+    def __init__(self):
+        self.inner = baralho.make("rodizio_v0", num_players=3, memory="none").unwrapped.game
+        self.leak = baralho.make("rodizio_v0", num_players=3, memory="perfect").unwrapped.game
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def observe(self, state, player):
+        obs = self.leak.observe(state, player)
+        obs[-2:] = (0, 0)     # the flags would differ anyway; keep only the leak
+        return obs
+
+
+def test_hidden_information_check_catches_a_leak():
+    game = LeakyRodizio()
+    states = positions("rodizio_v0", dict(num_players=3, memory="none"), games=20, seed=1, every=3)
+    with pytest.raises(AssertionError, match="observation changed under resampling"):
+        check_hidden_information(game, states)
+
+
+def test_hidden_information_check_catches_a_lying_has_hidden():
+    game = baralho.make("rodizio_v0").unwrapped.game
+
+    class Lying:
+        def __getattr__(self, name):
+            return getattr(game, name)
+
+        def resample_hidden(self, state, player, rng):
+            return state.copy()          # claims hidden info but never redraws it
+
+    states = positions("rodizio_v0", {}, games=5, seed=1)
+    with pytest.raises(AssertionError, match="resamples changed nothing"):
+        check_hidden_information(Lying(), states)
+
+
+def test_invariant_check_catches_a_lost_card():
+    game = baralho.make("rodizio_v0").unwrapped.game
+    state = game.new_state(np.random.default_rng(0))
+    state.stacks[0].pop()
+    with pytest.raises(AssertionError):
+        game.check_invariants(state)
