@@ -4,7 +4,17 @@ import numpy as np
 import pytest
 
 from tests.scala40.helpers import (
-    DRAW, A, Config, Scala40Game, card, disc, legal, meld, play, position, sel,
+    DRAW,
+    A,
+    Config,
+    Scala40Game,
+    card,
+    disc,
+    legal,
+    meld,
+    play,
+    position,
+    sel,
 )
 
 G2 = Scala40Game(Config(num_players=2))

@@ -88,14 +88,20 @@ def _completions(game, s, pend: np.ndarray, hand: np.ndarray, room: int, opened:
             return True
     if opened:
         for m in s.melds:
-            mc = _vec(_cards(m))
-            for i, t in enumerate(melds):
-                if _extends(m, t):
-                    added = counts[i] - mc
-                    if added.min() >= 0 and np.all(added >= pend) and np.all(added <= pend + hand) \
-                            and added.sum() - npend <= room:
-                        return True
+            added = _added(m)
+            if len(added) and np.any(np.all(added >= pend, 1) & np.all(added <= pend + hand, 1)
+                                     & (added.sum(1) - npend <= room)):
+                return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _added(m: tuple) -> np.ndarray:
+    """[E, 53]: the cards each template extending meld ``m`` adds to it."""
+    melds, counts, _, _ = templates()
+    mc = _vec(_cards(m))
+    rows = [counts[i] - mc for i, t in enumerate(melds) if _extends(m, t)]
+    return np.array(rows, np.int16).reshape(-1, NUM_KINDS)
 
 
 def _cards(m: tuple) -> list[int]:
@@ -200,8 +206,8 @@ def reference_mask(game, s) -> np.ndarray:
                 mask[a] = 1
         if opened and hsize >= keep:
             for j, m in enumerate(s.melds):
-                mc = _vec(_cards(m))
-                n = sum(1 for i, t in enumerate(melds) if _extends(m, t) and np.array_equal(counts[i] - mc, pend))
+                added = _added(m)
+                n = int(np.all(added == pend, 1).sum()) if len(added) else 0
                 mask[A.EXTEND + j] = n >= 1
                 mask[A.EXTEND_LOW + j] = n >= 2
         if not opened and s.undos:

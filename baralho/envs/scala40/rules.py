@@ -54,7 +54,7 @@ from baralho.envs.scala40.render import describe, render
 ENV_ID = "scala40_v0"
 HAND_SIZE = 13
 ELIMINATION = 100          # a total above this eliminates the player
-MAX_TURNS = 120            # turns per hand; then the hand ends with no one closing
+ROUNDS_PER_HAND = 25       # a hand lasts at most 25 turns per player; then it ends with no one closing
 # decisions in one turn: draw 1 + (13 selects + 13 commits) before an undo + undo 1
 # + (13 selects + 13 commits/lay-offs) + 14 swaps + discard 1
 MAX_TURN_DECISIONS = 1 + 26 + 1 + 26 + 14 + 1
@@ -90,6 +90,7 @@ class Scala40State:
     phase: int = DRAW
     first: int = 0       # first to play (mão) this hand
     turn: int = 0        # index of the current turn in this hand
+    turn_limit: int = 0  # turns this hand may last (ROUNDS_PER_HAND per player dealt in)
     opened: list = field(default_factory=list)
     was_open: bool = False      # the actor had opened before this turn
     staged: int = 0             # last `staged` melds are staged, not yet counted (opening not reached)
@@ -142,7 +143,7 @@ class Scala40Game:
         self.match = self.config.scope == "match"
         # hands per match: every finished hand adds >= 1 penalty point to some alive player
         max_hands = n * (ELIMINATION + 1) if self.match else 1
-        self.max_decisions = max_hands * MAX_TURNS * MAX_TURN_DECISIONS
+        self.max_decisions = max_hands * ROUNDS_PER_HAND * n * MAX_TURN_DECISIONS
         self._needs_rng = self.match or self.config.turnover == "shuffled"
         self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
@@ -180,6 +181,7 @@ class Scala40Game:
         s.opened = [False] * n
         s.first = s.player = first
         s.turn = s.turnovers = 0
+        s.turn_limit = ROUNDS_PER_HAND * self.alive(s)
         s.stock_hidden = True
         self._sync(s)
         self._start_turn(s)
@@ -493,7 +495,7 @@ class Scala40Game:
 
     def _next_turn(self, s: Scala40State):
         s.turn += 1
-        if s.turn >= MAX_TURNS:
+        if s.turn >= s.turn_limit:
             return self._end_hand(s, -1)
         n = self.num_players
         p = (s.player + 1) % n
@@ -530,7 +532,7 @@ class Scala40Game:
         s.hands_played += 1
         s.players_f[:, 3] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)] * 2
         if not self.match:
-            s.totals = [t + x for t, x in zip(s.totals, pens)]
+            s.totals = [t + x for t, x in zip(s.totals, pens, strict=True)]
             r = [-x / 100.0 for x in pens]
             return self._finish(s, r)
         alive_before = [i for i in range(n) if not s.eliminated[i]]
@@ -559,7 +561,7 @@ class Scala40Game:
         s.phase = OVER
         s.players_f[:, 2] = s.eliminated * 2
         s.pending = []
-        s.returns = [a + b for a, b in zip(s.returns, r)]
+        s.returns = [a + b for a, b in zip(s.returns, r, strict=True)]
         return r
 
     # ---------------------------------------------------------- observation
@@ -584,7 +586,7 @@ class Scala40Game:
             if s.obligation >= 0:
                 obs[o["obligation"] + s.obligation] = 1.0
         g = o["progress"]
-        obs[g] = s.turn / MAX_TURNS
+        obs[g] = s.turn / s.turn_limit
         obs[g + 1] = min(s.turnovers, 10) / 10.0
         obs[g + 2] = s.first == player
         obs[o["melds"]:o["melds"] + PUB_SIZE] = s.pub
@@ -654,11 +656,17 @@ class Scala40Game:
         staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
         assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
         assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
-        fresh = s.copy()
-        self._sync(fresh)
-        for name in ("hand_f", "known_f", "players_f", "pub"):
-            assert np.array_equal(getattr(fresh, name), getattr(s, name)), f"cached observation {name} is stale"
-        assert 0 <= s.turn <= MAX_TURNS and s.undos in (0, 1)
+        n2 = s.known + s.known
+        assert np.array_equal(s.hand_f, np.array(s.hands, np.float32)), "cached hand observation is stale"
+        assert np.array_equal(s.known_f, np.array(n2, np.float32)), "cached known-cards observation is stale"
+        rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
+                for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
+        assert np.array_equal(s.players_f, np.array(rows + rows, np.float32)), "cached player rows are stale"
+        pub = np.zeros_like(s.pub)
+        fill_melds(pub, s.melds, s.staged)
+        pile_block(pub, s.discard, len(s.stock))
+        assert np.array_equal(pub, s.pub), "cached table observation is stale"
+        assert 0 <= s.turn <= s.turn_limit <= ROUNDS_PER_HAND * self.num_players and s.undos in (0, 1)
         assert all(t >= 0 for t in s.totals)
         if self.match:
             for i in range(n):
