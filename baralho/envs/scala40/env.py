@@ -109,12 +109,12 @@ def env(**kwargs) -> raw_env:
     return raw_env(**kwargs)
 
 
-# configs the conformance suite runs: every player count and every variant flag once
+# configs the conformance suite runs: 2-5 players and every variant flag once. The
+# larger tables play one hand (scope="hand"): random play never closes, so a random
+# match runs several full-length hands and would dominate the suite's time budget.
 TEST_CONFIGS = [
     dict(num_players=2),
-    dict(num_players=3),
-    dict(num_players=4, num_jokers=4),
-    dict(num_players=5),
-    dict(num_players=2, scope="hand", turnover="shuffled"),
-    dict(num_players=3, dealt_joker="reshuffle", taken_discard="must_use"),
+    dict(num_players=3, scope="hand", dealt_joker="reshuffle", taken_discard="must_use"),
+    dict(num_players=4, scope="hand", num_jokers=4, turnover="shuffled"),
+    dict(num_players=5, scope="hand"),
 ]

@@ -63,6 +63,11 @@ def hand_penalty(counts) -> int:
 # ----------------------------------------------------------------- meld tuples
 def meld_cards(m: tuple) -> list[int]:
     """The real card kinds of a meld (the joker as JOKER)."""
+    return list(_meld_cards(m))
+
+
+@lru_cache(maxsize=8192)
+def _meld_cards(m: tuple) -> tuple[int, ...]:
     if m[0] == RUN:
         _, s, lo, hi, jp = m
         out = [kind_of(s, p) for p in range(lo, hi + 1) if p != jp]
@@ -71,7 +76,13 @@ def meld_cards(m: tuple) -> list[int]:
         out = [s * 13 + v - 1 for s in range(4) if mask >> s & 1 and s != js - 1]
     if m[4]:
         out.append(JOKER)
-    return out
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def valid_meld(m: tuple) -> bool:
+    """Is the tuple a meld that can lie on the table?"""
+    return m in parse_group(meld_cards(m))
 
 
 def meld_len(m: tuple) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40.melds import (
     JOKER,
@@ -19,8 +21,45 @@ def cards_text(counts) -> str:
     return " ".join(card_name(k) for k in range(NUM_KINDS) for _ in range(counts[k])) or "—"
 
 
+_SELECT = [f"select {card_name(k)}" for k in range(NUM_KINDS)]
+_DISCARD = [f"discard {card_name(k)}" for k in range(NUM_KINDS)]
+
+
 def describe(s, a: int) -> str:
     """``"meld 7♥ 8♥ 9♥"``, ``"discard Q♠"`` … (the action in this position)."""
+    if A.DISCARD <= a < A.NUM_ACTIONS:
+        return _DISCARD[a - A.DISCARD]
+    if A.SELECT <= a < A.COMMIT and not s.pending:
+        return _SELECT[a - A.SELECT]
+    if a == A.COMMIT or A.COMMIT_JOKER <= a < A.SWAP:
+        return _describe_play(tuple(s.pending), tuple(s.melds), a)
+    return _describe_other(s, a)
+
+
+@lru_cache(maxsize=65536)
+def _describe_play(pending: tuple, melds: tuple, a: int) -> str:
+    if a == A.COMMIT or A.COMMIT_JOKER <= a < A.EXTEND:
+        opts = parse_group(list(pending))
+        if a == A.COMMIT:
+            opts = [m for m in opts if not m[4]]
+        else:
+            opts = [m for m in opts if m[4] and joker_key(m) == A.joker_target(a)]
+        if opts:
+            return "meld " + meld_name(opts[-1])
+        what = " ".join(card_name(c) for c in pending) or "nothing"
+        tail = "" if a == A.COMMIT else f", joker as {A.joker_target_name(a)}"
+        return f"meld {what}{tail} (not a meld)"
+    i = (a - A.EXTEND) % A.MAX_MELDS
+    low = a >= A.EXTEND_LOW
+    built = " ".join(card_name(c) for c in pending) or "nothing"
+    if i >= len(melds):
+        return f"lay off {built} on meld {i} (no such meld)"
+    opts = extend_options(melds[i], list(pending))
+    res = f" → {meld_name(opts[0] if low else opts[-1])}" if opts else ""
+    return f"lay off {built} on meld {i} ({meld_name(melds[i])}){res}" + (" [low end]" if low else "")
+
+
+def _describe_other(s, a: int) -> str:
     if a == A.DRAW_STOCK:
         return "draw from the stock"
     if a == A.DRAW_DISCARD:
@@ -30,26 +69,6 @@ def describe(s, a: int) -> str:
         k = a - A.SELECT
         built = " ".join(card_name(c) for c in s.pending)
         return f"select {card_name(k)}" + (f" (building {built})" if built else "")
-    if a == A.COMMIT or A.COMMIT_JOKER <= a < A.EXTEND:
-        opts = parse_group(s.pending)
-        if a == A.COMMIT:
-            opts = [m for m in opts if not m[4]]
-        else:
-            opts = [m for m in opts if m[4] and joker_key(m) == A.joker_target(a)]
-        if opts:
-            return "meld " + meld_name(opts[-1])
-        what = " ".join(card_name(c) for c in s.pending) or "nothing"
-        tail = "" if a == A.COMMIT else f", joker as {A.joker_target_name(a)}"
-        return f"meld {what}{tail} (not a meld)"
-    if A.EXTEND <= a < A.SWAP:
-        i = (a - A.EXTEND) % A.MAX_MELDS
-        low = a >= A.EXTEND_LOW
-        built = " ".join(card_name(c) for c in s.pending) or "nothing"
-        if i >= len(s.melds):
-            return f"lay off {built} on meld {i} (no such meld)"
-        opts = extend_options(s.melds[i], s.pending)
-        res = f" → {meld_name(opts[0] if low else opts[-1])}" if opts else ""
-        return f"lay off {built} on meld {i} ({meld_name(s.melds[i])}){res}" + (" [low end]" if low else "")
     if A.SWAP <= a < A.UNDO:
         i = a - A.SWAP
         if i >= len(s.melds) or not s.melds[i][4]:
@@ -58,8 +77,6 @@ def describe(s, a: int) -> str:
         return f"swap {card_name(joker_standin(m))} for the joker of meld {i} ({meld_name(m)})"
     if a == A.UNDO:
         return "undo the melds staged this turn"
-    if A.DISCARD <= a < A.NUM_ACTIONS:
-        return f"discard {card_name(a - A.DISCARD)}"
     return f"action {a} (out of range)"
 
 

@@ -39,6 +39,7 @@ from baralho.envs.scala40.melds import (
     opening_selects,
     parse_group,
     swap_joker,
+    valid_meld,
 )
 from baralho.envs.scala40.observation import (
     MELD_SIZE,
@@ -146,6 +147,7 @@ class Scala40Game:
         self.max_decisions = max_hands * ROUNDS_PER_HAND * n * MAX_TURN_DECISIONS
         self._needs_rng = self.match or self.config.turnover == "shuffled"
         self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
+        self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
 
     # ------------------------------------------------------------------ deal
@@ -632,32 +634,28 @@ class Scala40Game:
     # ----------------------------------------------------------- invariants
     def check_invariants(self, s: Scala40State) -> None:
         n = self.num_players
-        count = [0] * NUM_KINDS
+        hands = np.array(s.hands, np.int64)
+        known = np.array(s.known, np.int64)
+        assert hands.shape == (n, NUM_KINDS) and hands.min() >= 0, "a hand has a negative count"
+        assert list(hands.sum(1)) == s.hand_size, f"hand sizes {s.hand_size} disagree with the hands"
+        assert known.min() >= 0 and (known <= hands).all(), "a player is known to hold a card it lacks"
         for i in range(n):
-            h = s.hands[i]
-            assert len(h) == NUM_KINDS and min(h) >= 0, f"hand {i} has a negative count"
-            assert sum(h) == s.hand_size[i], f"hand_size[{i}] = {s.hand_size[i]} but the hand holds {sum(h)}"
-            assert all(0 <= s.known[i][k] <= h[k] for k in range(NUM_KINDS)), f"known[{i}] exceeds hand {i}"
             if s.eliminated[i] and s.phase != OVER:
                 assert s.hand_size[i] == 0, f"eliminated player {i} holds cards"
-            for k in range(NUM_KINDS):
-                count[k] += h[k]
-        for k in s.pending + s.stock + s.discard:
-            count[k] += 1
+        loose = s.pending + s.stock + s.discard
         for m in s.melds:
-            assert m in parse_group(meld_cards(m)), f"invalid meld on the table: {m}"
-            for k in meld_cards(m):
-                count[k] += 1
-        for k in range(NUM_KINDS):
-            want = self.config.num_jokers if k == JOKER else 2
-            assert count[k] == want, f"card kind {k} appears {count[k]} times, expected {want}"
+            assert valid_meld(m), f"invalid meld on the table: {m}"
+            loose = loose + meld_cards(m)
+        count = hands.sum(0) + np.bincount(np.array(loose, np.int64), minlength=NUM_KINDS)
+        assert (count == self._deck_counts).all(), \
+            f"card kinds {np.flatnonzero(count != self._deck_counts).tolist()} are not each in exactly one place"
         assert len(s.melds) <= A.MAX_MELDS
         assert 0 <= s.staged <= len(s.melds)
         staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
         assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
         assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
         n2 = s.known + s.known
-        assert np.array_equal(s.hand_f, np.array(s.hands, np.float32)), "cached hand observation is stale"
+        assert np.array_equal(s.hand_f, hands), "cached hand observation is stale"
         assert np.array_equal(s.known_f, np.array(n2, np.float32)), "cached known-cards observation is stale"
         rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
                 for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
