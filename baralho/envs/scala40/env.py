@@ -1,4 +1,4 @@
-"""Scala 40 (scala40_v0): the Italian-Brazilian rummy for 2–5 players.
+"""Scala 40 (scala40_v0): the Italian rummy for 2–5 players, with the MegaJogos (Brazil) rules.
 
 | | |
 |---|---|
@@ -7,10 +7,9 @@
 | Parallel API | No |
 | Manual control | No |
 | Agents | `agents = ['player_0', 'player_1']` (2–5 by `num_players`) |
-| Agents | 2–5 |
 | Action shape | (1,) |
 | Action values | Discrete(274) |
-| Observation shape | (2761,) at 2 players (grows by 57 per extra player) |
+| Observation shape | (2646,) at 2 players; 2704, 2762, 2820 at 3, 4, 5 (58 per extra player) |
 | Observation values | [0, 5] (each slice has its own bound, see below) |
 
 ## Rules
@@ -37,7 +36,8 @@ where the source is silent, and the bounds are in
 (int8, the acting player's legal actions; all zeros for the others). The
 vector is seat-relative: index 0 of every per-player slice is the observer,
 the others follow in play order. Decode it with
-`env.unwrapped.game.obs_layout.decode(obs["observation"])`.
+`env.unwrapped.game.obs_layout.decode(obs["observation"])`. The layout at 2
+players (per-player slices have `num_players` rows):
 
 {layout}
 
@@ -61,7 +61,10 @@ offers actions from which the turn can end legally: a selected card can always
 be completed into a meld or lay-off; a player who took the discard before
 opening is only offered plays that still reach the opening with that card.
 Melds staged before the 40 points are reached are marked `staged` in the
-observation and return to the hand (publicly) on `undo` or on the discard.
+observation and return to the hand (publicly) on `undo` (once per turn) or on
+the discard. A meld or lay-off must leave one card in hand for the discard (two
+while closing is not yet allowed, in the first round). Bounds: at most 69
+decisions per turn, 25 turns per player per hand (RULES.md).
 
 ## Rewards
 

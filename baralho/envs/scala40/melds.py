@@ -412,49 +412,66 @@ def all_melds(hand) -> list[tuple[tuple[int, ...], int, tuple]]:
     out = []
     jok = hand[JOKER] > 0
     for r in range(13):
-        suits = [s for s in range(4) if hand[s * 13 + r]]
-        v = r + 1
-        n = len(suits)
-        if n + jok < 3:
-            continue
-        for mask in range(1, 16):
-            size = POPCOUNT[mask]
-            real = [s for s in suits if mask >> s & 1]
-            if len(real) != size:
-                continue
-            cards = tuple(s * 13 + r for s in real)
-            if size >= 3:
-                out.append((cards, SET_VALUE[v] * size, (SET, v, mask, 0, 0)))
-            if jok and 2 <= size <= 3:
-                s = next(t for t in range(4) if not mask >> t & 1)
-                out.append((cards + (JOKER,), SET_VALUE[v] * (size + 1),
-                            (SET, v, mask | 1 << s, 0, s + 1)))
+        mask = (hand[r] > 0) | (hand[13 + r] > 0) << 1 | (hand[26 + r] > 0) << 2 | (hand[39 + r] > 0) << 3
+        if POPCOUNT[mask] + jok >= 3:
+            out.extend(_set_melds(r, mask, jok))
     for s in range(4):
-        b = _suit_bits(hand, s)
-        aces = hand[s * 13]
-        for lo in range(1, 13):
-            if not b >> lo & 1 and not (jok and b >> (lo + 1) & 3 == 3):
-                continue  # a window starting here would hold two holes
-            missing: list[int] = []
-            for hi in range(lo, 15):
-                present = b >> hi & 1 and not (hi == 14 and lo == 1 and aces < 2)
-                if not present:
-                    missing.append(hi)
-                    if len(missing) > jok:
-                        break
-                if hi < lo + 2:
-                    continue
-                value = sum(POS_VALUE[lo:hi + 1])
-                if not missing:
-                    out.append((tuple(kind_of(s, p) for p in range(lo, hi + 1)), value, (RUN, s, lo, hi, 0)))
-                    jposs = range(lo, hi + 1) if jok else ()
-                else:
-                    jposs = missing
-                for jpos in jposs:
-                    cards = tuple(kind_of(s, p) for p in range(lo, hi + 1) if p != jpos) + (JOKER,)
-                    out.append((cards, value, (RUN, s, lo, hi, jpos)))
-    out.sort(key=lambda o: -o[1])
+        pat, aces = _suit_key(hand, s)
+        if pat:
+            out.extend(_run_melds(s, pat, min(aces, 2), jok))
+    out.sort(key=_neg_value)
     return out
+
+
+def _neg_value(o) -> int:
+    return -o[1]
+
+
+@cache
+def _set_melds(r: int, suits_mask: int, jok: bool) -> tuple:
+    """Sets of rank index ``r`` from the suits present (``suits_mask``) and maybe a joker."""
+    out = []
+    v = r + 1
+    for mask in range(1, 16):
+        if mask & ~suits_mask:
+            continue
+        size = POPCOUNT[mask]
+        cards = tuple(s * 13 + r for s in range(4) if mask >> s & 1)
+        if size >= 3:
+            out.append((cards, SET_VALUE[v] * size, (SET, v, mask, 0, 0)))
+        if jok and 2 <= size <= 3:
+            s = next(t for t in range(4) if not mask >> t & 1)
+            out.append((cards + (JOKER,), SET_VALUE[v] * (size + 1), (SET, v, mask | 1 << s, 0, s + 1)))
+    return tuple(out)
+
+
+@cache
+def _run_melds(s: int, pat: int, aces: int, jok: bool) -> tuple:
+    """Runs of suit ``s`` from the ranks present (``pat``, bit 0 = ace) and maybe a joker."""
+    out = []
+    b = pat << 1 | (pat & 1) << 14
+    for lo in range(1, 13):
+        if not b >> lo & 1 and not (jok and b >> (lo + 1) & 3 == 3):
+            continue  # a window starting here would hold two holes
+        missing: list[int] = []
+        for hi in range(lo, 15):
+            present = b >> hi & 1 and not (hi == 14 and lo == 1 and aces < 2)
+            if not present:
+                missing.append(hi)
+                if len(missing) > jok:
+                    break
+            if hi < lo + 2:
+                continue
+            value = sum(POS_VALUE[lo:hi + 1])
+            if not missing:
+                out.append((tuple(kind_of(s, p) for p in range(lo, hi + 1)), value, (RUN, s, lo, hi, 0)))
+                jposs = range(lo, hi + 1) if jok else ()
+            else:
+                jposs = missing
+            for jpos in jposs:
+                cards = tuple(kind_of(s, p) for p in range(lo, hi + 1) if p != jpos) + (JOKER,)
+                out.append((cards, value, (RUN, s, lo, hi, jpos)))
+    return tuple(out)
 
 
 def _fits(cards, hand) -> bool:
