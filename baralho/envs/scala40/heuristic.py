@@ -21,12 +21,12 @@ from baralho.envs.scala40.melds import (
     PENALTY,
     RUN,
     SET,
-    all_melds,
     extend_options,
     joker_key,
     meld_cards,
 )
 from baralho.envs.scala40.observation import MELD_COLS
+from baralho.envs.scala40.solver import all_melds
 
 
 def decode_melds(block: np.ndarray) -> list[tuple]:

@@ -16,6 +16,8 @@ from baralho.core.spaces import ObsLayout
 from baralho.envs.scala40.actions import MAX_MELDS
 from baralho.envs.scala40.melds import NUM_KINDS, RUN
 
+OVER = 2  # the engine's phase code for a finished game (rules.OVER)
+
 RECENT = 16          # discard pile cards shown in order (top first)
 MELD_COLS = 39       # columns of one meld row (see layout doc)
 DECK_MAX = 108.0
@@ -100,3 +102,72 @@ def fill_melds(pub: np.ndarray, melds: list, n_staged: int) -> None:
     first_staged = len(melds) - n_staged
     for i, m in enumerate(melds):
         meld_row(pub, i, m, i >= first_staged)
+
+
+def observe(game, s, player: int) -> np.ndarray:
+    """The flat observation of ``player`` (built from the state's ready-made pieces)."""
+    o = game._off
+    n = game.num_players
+    obs = np.zeros(game.obs_layout.size, np.float32)
+    obs[:NUM_KINDS] = s.hand_f[player]
+    for k in s.pending:
+        obs[o["building"] + k] += 1.0
+    if s.phase != OVER:
+        obs[o["to_act"] + (s.player - player) % n] = 1.0
+        obs[o["phase"] + s.phase] = 1.0
+        t = o["turn"]
+        actor_open = s.opened[s.player]
+        obs[t] = s.turn >= s.eliminated.count(False)
+        obs[t + 1] = s.was_open
+        obs[t + 2] = actor_open and not s.was_open
+        obs[t + 3] = s.undos > 0 and not actor_open
+        obs[t + 4] = s.staged_value / 100.0
+        obs[t + 5] = s.took >= 0
+        if s.obligation >= 0:
+            obs[o["obligation"] + s.obligation] = 1.0
+    g = o["progress"]
+    obs[g] = s.turn / s.turn_limit
+    obs[g + 1] = min(s.turnovers, 10) / 10.0
+    obs[g + 2] = s.first == player
+    obs[o["melds"]:o["melds"] + PUB_SIZE] = s.pub
+    obs[o["players"]:o["known"]] = s.players_f[player:player + n].ravel()
+    obs[o["known"]:] = s.known_f[player:player + n].ravel()
+    return obs
+
+def has_hidden(s, player: int) -> bool:
+    """Something is unknown to ``player``: the generator of later deals or shuffles,
+    dealt cards still in the stock, or opponents' cards not publicly known."""
+    if s.rng is not None:
+        return True
+    if s.stock_hidden and s.stock:
+        return True
+    return any(i != player and s.hand_size[i] > sum(s.known[i]) for i in range(s.num_players))
+
+def resample_hidden(game, s, player: int, rng: np.random.Generator):
+    """A state consistent with what ``player`` knows: opponents' unknown cards, the
+    stock (while it holds dealt cards) and the in-state generator are redrawn."""
+    t = s.copy()
+    n = game.num_players
+    pool: list[int] = []
+    for i in range(n):
+        if i != player:
+            pool.extend(k for k in range(NUM_KINDS) for _ in range(s.hands[i][k] - s.known[i][k]))
+    if s.stock_hidden:
+        pool.extend(s.stock)
+    pool = [pool[j] for j in rng.permutation(len(pool))]
+    for i in range(n):
+        if i == player:
+            continue
+        h = t.known[i][:]
+        for k in pool[:s.hand_size[i] - sum(h)]:
+            h[k] += 1
+        del pool[:s.hand_size[i] - sum(t.known[i])]
+        t.hands[i] = h
+    if s.stock_hidden:
+        t.stock = pool
+    elif game.config.turnover == "shuffled":
+        t.stock = [s.stock[j] for j in rng.permutation(len(s.stock))]
+    game._sync(t)
+    if s.rng is not None:
+        t.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+    return t

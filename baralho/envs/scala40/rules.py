@@ -30,13 +30,10 @@ from baralho.envs.scala40.melds import (
     joker_key,
     joker_standin,
     layoff_kinds,
-    may_open_with,
     meld_cards,
     meld_value,
     meldable_kinds,
     new_meld_extra_fast,
-    opening_reachable,
-    opening_selects,
     parse_group,
     swap_joker,
     valid_meld,
@@ -47,10 +44,14 @@ from baralho.envs.scala40.observation import (
     RECENT,
     build_layout,
     fill_melds,
+    has_hidden,
     meld_row,
+    observe,
     pile_block,
+    resample_hidden,
 )
 from baralho.envs.scala40.render import describe, render
+from baralho.envs.scala40.solver import may_open_with, opening_reachable, opening_selects
 
 ENV_ID = "scala40_v0"
 HAND_SIZE = 13
@@ -568,68 +569,14 @@ class Scala40Game:
 
     # ---------------------------------------------------------- observation
     def observe(self, s: Scala40State, player: int) -> np.ndarray:
-        o = self._off
-        n = self.num_players
-        obs = np.zeros(self.obs_layout.size, np.float32)
-        obs[:NUM_KINDS] = s.hand_f[player]
-        for k in s.pending:
-            obs[o["building"] + k] += 1.0
-        if s.phase != OVER:
-            obs[o["to_act"] + (s.player - player) % n] = 1.0
-            obs[o["phase"] + s.phase] = 1.0
-            t = o["turn"]
-            actor_open = s.opened[s.player]
-            obs[t] = s.turn >= self.alive(s)
-            obs[t + 1] = s.was_open
-            obs[t + 2] = actor_open and not s.was_open
-            obs[t + 3] = s.undos > 0 and not actor_open
-            obs[t + 4] = s.staged_value / 100.0
-            obs[t + 5] = s.took >= 0
-            if s.obligation >= 0:
-                obs[o["obligation"] + s.obligation] = 1.0
-        g = o["progress"]
-        obs[g] = s.turn / s.turn_limit
-        obs[g + 1] = min(s.turnovers, 10) / 10.0
-        obs[g + 2] = s.first == player
-        obs[o["melds"]:o["melds"] + PUB_SIZE] = s.pub
-        obs[o["players"]:o["known"]] = s.players_f[player:player + n].ravel()
-        obs[o["known"]:] = s.known_f[player:player + n].ravel()
-        return obs
+        return observe(self, s, player)
 
     # -------------------------------------------------------- hidden state
     def has_hidden(self, s: Scala40State, player: int) -> bool:
-        if s.rng is not None:
-            return True
-        if s.stock_hidden and s.stock:
-            return True
-        return any(i != player and s.hand_size[i] > sum(s.known[i]) for i in range(self.num_players))
+        return has_hidden(s, player)
 
     def resample_hidden(self, s: Scala40State, player: int, rng: np.random.Generator) -> Scala40State:
-        t = s.copy()
-        n = self.num_players
-        pool: list[int] = []
-        for i in range(n):
-            if i != player:
-                pool.extend(k for k in range(NUM_KINDS) for _ in range(s.hands[i][k] - s.known[i][k]))
-        if s.stock_hidden:
-            pool.extend(s.stock)
-        pool = [pool[j] for j in rng.permutation(len(pool))]
-        for i in range(n):
-            if i == player:
-                continue
-            h = t.known[i][:]
-            for k in pool[:s.hand_size[i] - sum(h)]:
-                h[k] += 1
-            del pool[:s.hand_size[i] - sum(t.known[i])]
-            t.hands[i] = h
-        if s.stock_hidden:
-            t.stock = pool
-        elif self.config.turnover == "shuffled":
-            t.stock = [s.stock[j] for j in rng.permutation(len(s.stock))]
-        self._sync(t)
-        if s.rng is not None:
-            t.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
-        return t
+        return resample_hidden(self, s, player, rng)
 
     # ----------------------------------------------------------- invariants
     def check_invariants(self, s: Scala40State) -> None:
