@@ -16,6 +16,21 @@ _MODULES: dict[str, str] = {
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)
 
 
+def gym_id(env_id: str) -> str:
+    """The gymnasium id of an env's single-agent view: rodizio_v0 -> baralho/Rodizio-v0."""
+    name, _, version = env_id.rpartition("_")
+    return "baralho/" + "".join(w.capitalize() for w in name.split("_")) + "-" + version
+
+
+def _register_gym_ids() -> None:
+    import gymnasium
+
+    for env_id in ENV_IDS:
+        if gym_id(env_id) not in gymnasium.registry:
+            gymnasium.register(id=gym_id(env_id), entry_point="baralho.training.single_agent:SingleAgentEnv",
+                               kwargs={"env_id": env_id})
+
+
 def env_module(env_id: str) -> ModuleType:
     if env_id not in _MODULES:
         close = difflib.get_close_matches(str(env_id), ENV_IDS, n=1)
@@ -32,3 +47,6 @@ def make(env_id: str, **kwargs):
     ``illegal_reward``, ``render_view``). Unknown keys raise ``ConfigError``.
     """
     return env_module(env_id).env(**kwargs)
+
+
+_register_gym_ids()

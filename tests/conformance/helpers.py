@@ -44,7 +44,16 @@ def check_hidden_information(game, states, limit: int = 150, seed: int = 11) -> 
             hidden = game.has_hidden(state, p)
             changed = False
             for _ in range(30 if hidden else 3):
-                r = game.resample_hidden(state, p, rng)
+                seed = int(rng.integers(2**32))
+                r = game.resample_hidden(state, p, np.random.default_rng(seed))
+                # The draw may depend only on what p knows: from any state p cannot
+                # tell apart, the same rng gives the same state. (Search agents rely
+                # on it: their decisions cannot depend on the true hidden state.)
+                alt = game.resample_hidden(state, p, np.random.default_rng(seed + 1))
+                again = game.resample_hidden(alt, p, np.random.default_rng(seed))
+                assert state_key(again) == state_key(r), (
+                    "resample_hidden depends on the true hidden state, not only on what the player "
+                    "knows: canonicalise the hidden pool (e.g. sort it) before shuffling")
                 game.check_invariants(r)
                 np.testing.assert_array_equal(game.observe(r, p), obs,
                                               err_msg=f"seat {p}'s observation changed under resampling")

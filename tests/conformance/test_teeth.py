@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import baralho
+import baralho.envs.rodizio.cards
 
 from .helpers import check_hidden_information, positions
 
@@ -55,3 +56,30 @@ def test_invariant_check_catches_a_lost_card():
     state.stacks[0].pop()
     with pytest.raises(AssertionError):
         game.check_invariants(state)
+
+
+def test_hidden_information_check_catches_a_resample_that_reads_the_truth():
+    game = baralho.make("rodizio_v0", num_players=3, memory="none").unwrapped.game
+
+    class Peeking:
+        """Shuffles the hidden cards starting from their true places (not canonical)."""
+
+        def __getattr__(self, name):
+            return getattr(game, name)
+
+        def resample_hidden(self, state, player, rng):
+            t = state.copy()
+            others = [w for w in range(game.num_eaters) if w != player]
+            pool = t.plates + [c for w in others for c in t.eaten[w]]   # true order, unsorted
+            pool = [pool[i] for i in rng.permutation(len(pool))]
+            t.plates, pos = pool[:3], 3
+            for w in others:
+                k = len(t.eaten[w])
+                t.eaten[w], pos = pool[pos:pos + k], pos + k
+                t.totals[w] = sum(baralho.envs.rodizio.cards.VALUE[c] for c in t.eaten[w])
+            game._encode(t)
+            return t
+
+    states = positions("rodizio_v0", dict(num_players=3, memory="none"), games=5, seed=1)
+    with pytest.raises(AssertionError, match="depends on the true hidden state"):
+        check_hidden_information(Peeking(), states)

@@ -60,28 +60,29 @@ class RodizioState:
     pending: int = -1                # plate awaiting an Escolha Livre choice, else -1
     over: bool = False
     final: list[float] = field(default_factory=list)  # rewards, set at the end
-    # Everything public, encoded once and kept up to date by apply (eaters in
-    # absolute order, one trailing 0 cell); observe() is one gather from it.
-    # Profiling showed encoding from scratch dominated the step.
+    # The observation, kept up to date by apply so that observe() is a single
+    # numpy gather (profiled: building it per call dominated the step):
+    # faces[p] = packed features of plate p's cards, top first; public = the
+    # packed cells after the plates (eaters in absolute order) + one 0 cell.
+    faces: list[bytes] = field(default_factory=list)
     public: bytearray = field(default_factory=bytearray)
 
     def copy(self) -> RodizioState:
         return RodizioState([s[:] for s in self.stacks], self.plates[:], [e[:] for e in self.eaten],
                             self.totals[:], self.seat, self.round, self.pending, self.over, self.final[:],
-                            bytearray(self.public))
+                            self.faces[:], bytearray(self.public))
 
 
-# The public encoding is a bytearray of float32 cells written with plain
-# slice assignments: numpy's per-call cost dominated the step when the vector
-# was built with numpy (profiled), so numpy is only called once per observe.
-_F32 = struct.Struct("<f")
-_NUM = tuple(_F32.pack(v) for v in range(256))    # packed small integers
-_ZERO, _ONE = _NUM[0], _NUM[1]
-# Per card id, [present, value, plaquinha, escolha livre, dupla ação] packed.
+# Observation cells are float32 packed with struct: numpy's per-call cost is
+# ~20x a bytes operation here, so numpy is called once per observe, not per cell.
+_NUM = tuple(struct.pack("<f", v) for v in range(256))    # packed small integers
+_ONE = _NUM[1]
+FACE = 20                                                  # bytes per card: 5 float32 features
+# Per card id: [present, value, plaquinha, escolha livre, dupla ação].
 _CARD_BYTES = tuple(
     struct.pack("<5f", 1, C.VALUE[c], c == C.PLAQUINHA, C.PEPPER[c] == C.LIVRE, C.PEPPER[c] == C.DUPLA)
     for c in range(C.NUM_CARDS))
-_PAD = tuple(bytes(20 * (MAX_STACK - k)) for k in range(MAX_STACK + 1))
+_PAD = tuple(bytes(FACE * (MAX_STACK - k)) for k in range(MAX_STACK + 1))
 
 
 class RodizioGame:
@@ -94,14 +95,13 @@ class RodizioGame:
         self.config = config
         self.num_players = n = config.num_players
         self.comilao = n == 2
-        self.num_eaters = n + self.comilao
+        self.num_eaters = e = n + self.comilao
         self.spicy = config.spicy
         self.perfect_memory = config.memory == "perfect"
         self.max_rounds = config.max_rounds
         # per round: every seat serves once, an Escolha Livre adds one choice
         self.max_decisions = 2 * n * config.max_rounds
 
-        e = self.num_eaters
         lay = ObsLayout()
         lay.add("plates", (C.NUM_PLATES, MAX_STACK, 5), high=C.MAX_VALUE,
                 doc="per plate, per depth from the top: present, value, plaquinha, escolha livre, dupla")
@@ -115,31 +115,32 @@ class RodizioGame:
         lay.add("round", 1, high=config.max_rounds, doc="completed rounds")
         lay.add("flags", 2, doc="spicy mode, memory='perfect'")
         self.obs_layout = lay.freeze()
-        self._off = {name: f.start for name, f in lay.fields.items()}
-        self._plates = lay["plates"]
+        # byte offsets inside state.public, which starts at the "eaten" field
+        base = lay.fields["eaten"].start
+        at = {name: 4 * (f.start - base) for name, f in lay.fields.items() if f.start >= base}
+        self._public_size = 4 * (lay.size - base + 1)
+        self._eaten_at = [at["eaten"] + 4 * w * C.NUM_PIZZAS for w in range(e)]
+        self._count_at = [at["eaten_count"] + 4 * w for w in range(e)]
+        self._total_at = [at["eaten_total"] + 4 * w for w in range(e)]
+        self._to_act_at, self._pending_at, self._round_at = at["to_act"], at["pending"], at["round"]
+        self._flags_at = at["flags"]
         self._views = [self._view_index(p) for p in range(n)]
-        # the 8 serve masks, by which plates may be served
-        self._masks: dict[int, np.ndarray] = {}   # by bitset of legal action ids
-        o = self._off      # byte offsets of each eater's cells in the public encoding
-        self._eaten_at = [4 * (o["eaten"] + w * C.NUM_PIZZAS) for w in range(e)]
-        self._count_at = [4 * (o["eaten_count"] + w) for w in range(e)]
-        self._total_at = [4 * (o["eaten_total"] + w) for w in range(e)]
+        self._masks: dict[int, np.ndarray] = {}   # shared read-only masks by bitset of legal ids
 
     def _view_index(self, player: int) -> np.ndarray:
-        """Gather index: observation cell -> public cell (the last cell is a 0)."""
-        lay, e, zero = self.obs_layout, self.num_eaters, self.obs_layout.size
+        """Gather index: observation cell -> cell of the packed buffer observe()
+        builds (absolute eater order, a trailing 0 cell for what is hidden)."""
+        lay = self.obs_layout
+        zero = lay.size
         idx = np.arange(lay.size)
-        order = self._eater_order(player)
-        for k, who in enumerate(order):
+        for k, who in enumerate(self._eater_order(player)):
             hidden = k > 0 and not self.perfect_memory
             for name, width in (("eaten", C.NUM_PIZZAS), ("eaten_count", 1),
                                 ("eaten_total", 1), ("to_act", 1)):
                 start = lay.fields[name].start
-                src = range(start + who * width, start + (who + 1) * width)
-                dst = range(start + k * width, start + (k + 1) * width)
+                dst = slice(start + k * width, start + (k + 1) * width)
                 private = hidden and name in ("eaten", "eaten_total")
-                idx[dst.start:dst.stop] = zero if private else np.array(src)
-        assert e == len(order)
+                idx[dst] = zero if private else np.arange(start + who * width, start + (who + 1) * width)
         return idx
 
     # ------------------------------------------------------------------ setup
@@ -157,45 +158,57 @@ class RodizioGame:
             pos += size
         e = self.num_eaters
         st = RodizioState(stacks, plates, [[] for _ in range(e)], [0] * e)
-        st.public = self.encode_public(st)
+        self._encode(st)
         return st
 
+    def position(self, stacks: list[list[int]], eaten: list[list[int]] | None = None, seat: int = 0,
+                 round: int = 0, pending: int = -1) -> RodizioState:
+        """A hand-built table (for tests and analysis): card ids, stacks bottom -> top.
+
+        The pizzas used nowhere become the 3 plates; there must be exactly 3."""
+        eaten = [list(e) for e in eaten] if eaten else [[] for _ in range(self.num_eaters)]
+        if len(eaten) != self.num_eaters or len(stacks) != C.NUM_PLATES:
+            raise ValueError(f"need {C.NUM_PLATES} stacks and {self.num_eaters} piles")
+        used = [c for st in stacks for c in st] + [c for e in eaten for c in e]
+        plates = [c for c in range(C.NUM_PIZZAS) if c not in used]
+        if len(plates) != C.NUM_PLATES or len(set(used)) != len(used):
+            raise ValueError(f"every card once, 3 left for the plates; left: {plates}")
+        st = RodizioState([list(x) for x in stacks], plates, eaten,
+                          [sum(C.VALUE[c] for c in e) for e in eaten], seat, round, pending)
+        self._encode(st)
+        self.check_invariants(st)
+        return st
+
+    def _encode(self, s: RodizioState) -> None:
+        s.faces, s.public = self.encode_faces(s), self.encode_public(s)
+
+    def encode_faces(self, s: RodizioState) -> list[bytes]:
+        return [b"".join([_CARD_BYTES[c] for c in reversed(st)]) for st in s.stacks]
+
     def encode_public(self, s: RodizioState) -> bytearray:
-        """The public encoding from scratch (apply keeps it up to date incrementally)."""
-        pub = bytearray(4 * (self.obs_layout.size + 1))
-        o = self._off
-        self._put(pub, o["flags"], self.spicy)
-        self._put(pub, o["flags"] + 1, self.perfect_memory)
-        self._encode_plates(s, pub)
+        """The packed cells after the plates, from scratch (apply keeps them up to date)."""
+        pub = bytearray(self._public_size)
         for w, pile in enumerate(s.eaten):
             for card in pile:
-                self._put(pub, o["eaten"] + w * C.NUM_PIZZAS + card, 1)
-            self._put(pub, o["eaten_count"] + w, len(pile))
-            self._put(pub, o["eaten_total"] + w, s.totals[w])
+                pub[self._eaten_at[w] + 4 * card:self._eaten_at[w] + 4 * card + 4] = _ONE
+            pub[self._count_at[w]:self._count_at[w] + 4] = _NUM[len(pile)]
+            pub[self._total_at[w]:self._total_at[w] + 4] = _NUM[s.totals[w]]
+        f = self._flags_at
+        pub[f:f + 8] = _NUM[self.spicy] + _NUM[self.perfect_memory]
         self._encode_turn(s, pub)
         return pub
 
-    @staticmethod
-    def _put(pub: bytearray, cell: int, value: int) -> None:
-        pub[4 * cell:4 * cell + 4] = _NUM[value]
-
-    def _encode_plates(self, s: RodizioState, pub: bytearray) -> None:
-        at, size = 4 * self._off["plates"], self._off["stack_size"]
-        for p, st in enumerate(s.stacks):
-            pub[at:at + 20 * MAX_STACK] = b"".join([_CARD_BYTES[c] for c in reversed(st)]) + _PAD[len(st)]
-            at += 20 * MAX_STACK
-            pub[4 * (size + p):4 * (size + p) + 4] = _NUM[len(st)]
-
     def _encode_turn(self, s: RodizioState, pub: bytearray) -> None:
-        o = self._off
-        a, b = 4 * o["to_act"], 4 * o["pending"]
+        a, b = self._to_act_at, self._pending_at
         pub[a:a + 4 * self.num_eaters] = bytes(4 * self.num_eaters)
         pub[b:b + 12] = bytes(12)
         if not s.over:
-            pub[a + 4 * s.seat:a + 4 * s.seat + 4] = _ONE
+            a += 4 * s.seat
+            pub[a:a + 4] = _ONE
             if s.pending >= 0:
-                pub[b + 4 * s.pending:b + 4 * s.pending + 4] = _ONE
-        self._put(pub, o["round"], s.round)
+                b += 4 * s.pending
+                pub[b:b + 4] = _ONE
+        pub[self._round_at:self._round_at + 4] = _NUM[s.round]
 
     # ------------------------------------------------------------------ queries
     def current_player(self, s: RodizioState) -> int:
@@ -224,14 +237,7 @@ class RodizioGame:
             top = len(st) - 1
             bits = sum(1 << (EAT + d) for d in range(len(st)) if st[top - d] != C.PLAQUINHA)
         else:
-            bits = blocked = 0
-            for p, st in enumerate(s.stacks):
-                if st:
-                    if st[-1] == C.PLAQUINHA:
-                        blocked = 1 << (SERVE + p)
-                    else:
-                        bits |= 1 << (SERVE + p)
-            bits = bits or blocked      # see servable(): the lone plaquinha plate
+            bits = sum(1 << (SERVE + p) for p in self.servable(s))
         mask = self._masks.get(bits)
         if mask is None:
             mask = np.array([bits >> a & 1 for a in range(NUM_ACTIONS)], np.int8)
@@ -242,15 +248,13 @@ class RodizioGame:
     # ------------------------------------------------------------------ play
     def apply(self, s: RodizioState, action: int) -> list[float] | None:
         if s.pending >= 0:
-            st = s.stacks[s.pending]
-            self._eat(s, s.seat, st.pop(len(st) - 1 - (action - EAT)))
+            self._eat(s, s.seat, s.pending, action - EAT)
             s.pending = -1
             r = self._end_turn(s)
         else:
             self._serve(s, action, s.seat)
             # after an Escolha Livre the same player now chooses what to eat
             r = None if s.pending >= 0 else self._end_turn(s)
-        self._encode_plates(s, s.public)
         self._encode_turn(s, s.public)
         return r
 
@@ -276,26 +280,27 @@ class RodizioGame:
 
     def _serve(self, s: RodizioState, plate: int, eater: int) -> None:
         """Deal the stack of ``plate`` (top first, clockwise from the next plate), then eat."""
-        stacks = s.stacks
+        stacks, faces = s.stacks, s.faces
         hand = stacks[plate]
         stacks[plate] = []
+        faces[plate] = b""
         q = plate
         for card in reversed(hand):
-            q = (q + 1) % C.NUM_PLATES
+            q = q + 1 if q < 2 else 0
             stacks[q].append(card)
+            faces[q] = _CARD_BYTES[card] + faces[q]
         comilao = eater == self.num_players
         if C.PLAQUINHA in hand and not comilao:
             return                                  # the plaquinha was in the plate: no pizza
         last = hand[0]                              # the bottom card is dealt last, onto plate q
         pepper = C.PEPPER[last] if self.spicy else C.NONE
         if pepper == C.LIVRE:
-            choices = [c for c in stacks[q] if c != C.PLAQUINHA]
-            if len(choices) == 1 or (comilao and choices):
+            st = stacks[q]
+            depths = [d for d in range(len(st)) if st[-1 - d] != C.PLAQUINHA]
+            if len(depths) == 1 or (comilao and depths):
                 # decision: the Comilão takes the highest value (the topmost of equals)
-                best = max(reversed(range(len(stacks[q]))),
-                           key=lambda i: -1 if stacks[q][i] == C.PLAQUINHA else C.VALUE[stacks[q][i]])
-                self._eat(s, eater, stacks[q].pop(best))
-            elif choices:
+                self._eat(s, eater, q, max(depths, key=lambda d: (C.VALUE[st[-1 - d]], -d)))
+            elif depths:
                 s.pending = q
         else:
             self._eat_below(s, eater, q)
@@ -307,13 +312,17 @@ class RodizioGame:
         card just below it, or the card itself when it is alone. Decision: the
         plaquinha is never eaten (nothing happens instead)."""
         st = s.stacks[q]
-        if not st:
-            return
-        i = len(st) - 2 if len(st) >= 2 else 0
-        if st[i] != C.PLAQUINHA:
-            self._eat(s, eater, st.pop(i))
+        if st:
+            depth = 1 if len(st) >= 2 else 0
+            if st[-1 - depth] != C.PLAQUINHA:
+                self._eat(s, eater, q, depth)
 
-    def _eat(self, s: RodizioState, eater: int, card: int) -> None:
+    def _eat(self, s: RodizioState, eater: int, q: int, depth: int) -> None:
+        """``eater`` eats the card at ``depth`` (0 = top) of plate ``q``."""
+        st = s.stacks[q]
+        card = st.pop(len(st) - 1 - depth)
+        f = s.faces[q]
+        s.faces[q] = f[:FACE * depth] + f[FACE * (depth + 1):]
         s.eaten[eater].append(card)
         s.totals[eater] += C.VALUE[card]
         pub = s.public
@@ -323,7 +332,7 @@ class RodizioGame:
         pub[at:at + 4] = _NUM[len(s.eaten[eater])]
         at = self._total_at[eater]
         pub[at:at + 4] = _NUM[s.totals[eater]]
-        if sum(len(st) for st in s.stacks) <= C.END_CENTRE:
+        if len(s.stacks[0]) + len(s.stacks[1]) + len(s.stacks[2]) <= C.END_CENTRE:
             s.over = True
 
     def final_rewards(self, s: RodizioState) -> list[float]:
@@ -342,7 +351,10 @@ class RodizioGame:
 
     # ------------------------------------------------------------------ observation
     def observe(self, s: RodizioState, player: int) -> np.ndarray:
-        return np.frombuffer(s.public, np.float32).take(self._views[player])
+        f, st = s.faces, s.stacks
+        a, b, c = len(st[0]), len(st[1]), len(st[2])
+        packed = b"".join((f[0], _PAD[a], f[1], _PAD[b], f[2], _PAD[c], _NUM[a], _NUM[b], _NUM[c], s.public))
+        return np.frombuffer(packed, np.float32).take(self._views[player])
 
     def _eater_order(self, player: int) -> list[int]:
         n = self.num_players
@@ -362,7 +374,8 @@ class RodizioGame:
     def resample_hidden(self, s: RodizioState, player: int, rng: np.random.Generator) -> RodizioState:
         t = s.copy()
         piles = self._hidden_pool(s, player)
-        pool = t.plates + [c for w in piles for c in t.eaten[w]]
+        # sorted first, so the draw depends only on what ``player`` knows
+        pool = sorted(t.plates + [c for w in piles for c in t.eaten[w]])
         pool = [pool[i] for i in rng.permutation(len(pool))]
         t.plates, pos = pool[:3], 3
         for w in piles:
@@ -372,7 +385,7 @@ class RodizioGame:
             pos += k
         if t.over:
             t.final = self.final_rewards(t)
-        t.public = self.encode_public(t)
+        self._encode(t)
         return t
 
     # ------------------------------------------------------------------ text
@@ -400,8 +413,12 @@ class RodizioGame:
             lines.append(f"  plate {p} [{plate}]: " + " ".join(C.card_name(c) for c in st) + "   (bottom → top)")
         for w in range(self.num_eaters):
             known = player is None or w == player or self.perfect_memory
-            pile = (" ".join(C.card_name(c) for c in s.eaten[w]) + f" = {s.totals[w]}") if known \
-                else f"{len(s.eaten[w])} cards face down"
+            if not s.eaten[w]:
+                pile = "nothing eaten"
+            elif known:
+                pile = " ".join(C.card_name(c) for c in s.eaten[w]) + f" = {s.totals[w]}"
+            else:
+                pile = f"{len(s.eaten[w])} cards face down"
             lines.append(f"  {self.eater_name(w)}: {pile}")
         if s.over:
             lines.append("  rewards: " + ", ".join(f"player_{i} {r:+g}" for i, r in enumerate(s.final)))
@@ -422,7 +439,8 @@ class RodizioGame:
         assert 0 <= s.round <= self.max_rounds and 0 <= s.seat < self.num_players
         if s.pending >= 0:
             assert self.spicy and not s.over and s.stacks[s.pending]
-        assert s.public == self.encode_public(s), "incremental encoding drifted"
+        assert s.faces == self.encode_faces(s) and s.public == self.encode_public(s), \
+            "incremental encoding drifted"
         if s.over:
             assert s.final == self.final_rewards(s)
         else:

@@ -1,0 +1,5 @@
+import sys
+
+from baralho.cli import main
+
+sys.exit(main())

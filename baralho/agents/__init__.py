@@ -1,0 +1,50 @@
+"""Agents: the protocol, random, the per-game heuristics, ISMCTS, trained policies.
+
+``make_agent(spec, env_id, seed)`` builds one from a short spec:
+``random`` · ``heuristic`` · ``ismcts:200`` (simulations) · ``ismcts:0.5s`` (seconds
+per move) · ``ppo:PATH`` (an sb3-contrib MaskablePPO zip).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import baralho
+from baralho.agents.base import Agent, RandomAgent, bind_if_needed
+from baralho.agents.ismcts import ISMCTSAgent
+
+# env id -> "module:Class" of the game's rule-based player (reads only its observation)
+HEURISTICS: dict[str, str] = {
+    "rodizio_v0": "baralho.envs.rodizio.heuristic:RodizioHeuristic",
+}
+
+__all__ = ["Agent", "HEURISTICS", "ISMCTSAgent", "RandomAgent", "bind_if_needed", "make_agent"]
+
+
+def heuristic_for(env_id: str, game, seed: int | None = None):
+    if env_id not in HEURISTICS:
+        raise ValueError(f"no heuristic registered for {env_id!r}; have {sorted(HEURISTICS)}")
+    module, cls = HEURISTICS[env_id].split(":")
+    return getattr(importlib.import_module(module), cls)(game, seed=seed)
+
+
+def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | None = None):
+    """Build the agent ``spec`` names for ``env_id`` (see the module docstring)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "random" and not arg:
+        return RandomAgent(seed)
+    if kind == "heuristic" and not arg:
+        game = baralho.make(env_id, **(config or {})).unwrapped.game
+        return heuristic_for(env_id, game, seed)
+    if kind == "ismcts":
+        try:
+            if arg.endswith("s"):
+                return ISMCTSAgent(simulations=None, seconds=float(arg[:-1]), seed=seed)
+            return ISMCTSAgent(simulations=int(arg or 200), seed=seed)
+        except ValueError as err:
+            raise ValueError(f"bad ISMCTS budget in {spec!r}: {err}") from None
+    if kind == "ppo" and arg:
+        from baralho.agents.policy import PolicyAgent
+
+        return PolicyAgent(arg, env_id=env_id, seed=seed)
+    raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts] or ppo:PATH")

@@ -1,0 +1,125 @@
+"""The ``baralho`` command line: demo, tournament, train, evaluate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+import baralho
+
+
+def demo(args: argparse.Namespace) -> int:
+    """Play one random-vs-random game, printing the table after every move."""
+    config = {"num_players": args.players} if args.players else {}
+    env = baralho.make(args.env_id, render_mode="ansi", render_view="omniscient", **config)
+    env.reset(seed=args.seed)
+    game, rng = env.unwrapped.game, np.random.default_rng(args.seed)
+    print(env.render())
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        if term or trunc:
+            print(f"{agent}: final reward {reward:+g}")
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        action = int(legal[rng.integers(len(legal))])
+        print(f"\n{agent} plays {action}: {game.describe_action(env.unwrapped.state, action)}")
+        env.step(action)
+        print(env.render())
+    return 0
+
+
+def parse_config(items: list[str]) -> dict:
+    """``key=value`` pairs; values are JSON where they parse (true, 3, 0.5), else strings."""
+    config = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--config takes key=value pairs, got {item!r}")
+        try:
+            config[key] = json.loads(value)
+        except json.JSONDecodeError:
+            config[key] = value
+    return config
+
+
+def tournament(args: argparse.Namespace) -> int:
+    from baralho.training import tournament as t
+
+    args.config = parse_config(args.config)
+    return t.main(args)
+
+
+def train(args: argparse.Namespace) -> int:
+    from baralho.training import train as t
+
+    args.config = parse_config(args.config)
+    return t.main(args)
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    from baralho.training import tournament as t
+
+    specs = [f"ppo:{args.model}", args.opponent]
+    results = t.run(args.env_id, specs, args.games, args.players, parse_config(args.config), args.seed,
+                    args.workers, progress=not args.quiet)
+    print(t.markdown(args.env_id, args.players, t.summarize(results, specs), specs))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="baralho", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("demo", help="print a random-vs-random game")
+    p.add_argument("env_id", nargs="?", default="rodizio_v0", choices=baralho.ENV_IDS)
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=demo)
+    p = sub.add_parser("tournament", help="a ladder: win rates with 95%% CIs, head to head, ratings")
+    p.add_argument("env_id", choices=baralho.ENV_IDS)
+    p.add_argument("--agents", nargs="+", required=True,
+                   help="agent specs: random, heuristic, ismcts:200, ismcts:0.5s, ppo:PATH")
+    p.add_argument("--games", type=int, default=200, help="at least this many games per player count")
+    p.add_argument("--players", default="2", help="a count, a list 2,3 or a range 2..5")
+    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None, help="processes (default: 2 cores)")
+    p.add_argument("--out", default="runs/tournament", help="where the .md, .json and .png go")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=tournament)
+    p = sub.add_parser("train", help="MaskablePPO self-play against a pool of baselines and snapshots")
+    p.add_argument("env_id", choices=baralho.ENV_IDS)
+    p.add_argument("--timesteps", type=int, default=None, help="default: per game (training/train.py)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--n-envs", dest="n_envs", type=int, default=None, help="parallel envs (default 2)")
+    p.add_argument("--eval-every", dest="eval_every", type=int, default=None)
+    p.add_argument("--eval-games", dest="eval_games", type=int, default=None)
+    p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None)
+    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
+    p.add_argument("--out", default=None, help="output folder (default runs/train)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=train)
+    p = sub.add_parser("evaluate", help="a trained model against an opponent: win rates with 95%% CIs")
+    p.add_argument("model")
+    p.add_argument("env_id", choices=baralho.ENV_IDS)
+    p.add_argument("--opponent", default="heuristic")
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--config", nargs="*", default=[])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=evaluate)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as err:          # bad config: a clear message, no traceback
+        print(f"baralho: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

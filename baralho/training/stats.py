@@ -1,0 +1,20 @@
+"""Small statistics for comparing agents."""
+
+from __future__ import annotations
+
+import math
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95% by default).
+
+    Written out rather than taken from statsmodels/scipy: it is five lines and
+    those libraries are not dependencies; tests check it against published values.
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))

@@ -1,0 +1,142 @@
+"""Agents and tournaments: protocol, seat rotation, Wilson CIs, ISMCTS's
+hidden-information discipline, and a tiny tournament end to end."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import baralho
+from baralho.agents import Agent, ISMCTSAgent, RandomAgent, bind_if_needed, make_agent
+from baralho.training import tournament as T
+from baralho.training.stats import wilson_interval
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "ismcts:20", "ismcts:0.01s"])
+def test_agents_follow_the_protocol_and_the_mask(spec):
+    env = baralho.make("rodizio_v0", num_players=3, spicy=True)
+    agent = make_agent(spec, "rodizio_v0", seed=0, config=dict(num_players=3, spicy=True))
+    assert isinstance(agent, Agent)
+    for g in range(3):
+        env.reset(seed=g)
+        agent.reset(seed=g)
+        bind_if_needed(agent, env)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a = agent.act(obs, name)
+            assert obs["action_mask"][a] == 1
+            env.step(a)
+
+
+@pytest.mark.parametrize("spec", ["randm", "ismcts:abc", "ismcts:0", "heuristic:3", "ppo:"])
+def test_bad_agent_specs_are_refused(spec):
+    with pytest.raises(ValueError):
+        make_agent(spec, "rodizio_v0")
+
+
+def test_every_env_has_a_heuristic_that_reads_only_the_observation():
+    for env_id in baralho.ENV_IDS:
+        env = baralho.make(env_id)
+        env.reset(seed=1)
+        agent = make_agent("heuristic", env_id, seed=0)
+        assert not hasattr(agent, "bind"), "a heuristic must not get the env"
+        obs = env.observe(env.agent_selection)
+        assert obs["action_mask"][agent.act(obs, env.agent_selection)]
+
+
+def test_random_agent_is_seeded():
+    mask = np.ones(18, np.int8)
+    obs = {"action_mask": mask}
+    a, b = RandomAgent(5), RandomAgent(5)
+    assert [a.act(obs, "p") for _ in range(20)] == [b.act(obs, "p") for _ in range(20)]
+
+
+def test_ismcts_decisions_ignore_the_true_hidden_state():
+    """Swap the true hidden state for another one consistent with the acting
+    seat's observation: with the same seed, ISMCTS makes the same decision."""
+    game = baralho.make("rodizio_v0", num_players=3, memory="none").unwrapped.game
+    rng = np.random.default_rng(0)
+    checked = 0
+    for g in range(6):
+        state = game.new_state(np.random.default_rng(g))
+        while not game.is_over(state):
+            seat = game.current_player(state)
+            for _ in range(30):                       # a truly different hidden state
+                other = game.resample_hidden(state, seat, rng)
+                if other != state:
+                    break
+            assert other != state
+            a = ISMCTSAgent(simulations=40, seed=123).search(game, state, seat)
+            b = ISMCTSAgent(simulations=40, seed=123).search(game, other, seat)
+            assert a == b
+            checked += 1
+            game.apply(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+    assert checked > 30
+
+
+def test_ismcts_beats_random_at_rodizio():
+    results = T.run("rodizio_v0", ["random", "ismcts:60"], games=40, num_players=2, workers=1, progress=False)
+    summary = T.summarize(results, ["random", "ismcts:60"])
+    rates = [a["win_rate"] for a in summary["agents"]]
+    assert rates[1] > rates[0] + 0.2
+
+
+@pytest.mark.parametrize("k, n", [(2, 2), (3, 2), (4, 3), (2, 3), (3, 5), (1, 2)])
+def test_every_agent_sits_in_every_seat_equally_often(k, n):
+    arr = T.arrangements(k, n)
+    for seat in range(n):
+        counts = Counter(a[seat] for a in arr)
+        assert set(counts) == set(range(k)) and len(set(counts.values())) == 1
+    total = Counter(i for a in arr for i in a)
+    assert len(set(total.values())) == 1
+
+
+def test_schedule_plays_each_deal_under_every_arrangement():
+    sched = T.schedule(3, 2, games=13)
+    assert len(sched) == 18                     # 6 arrangements x 3 deals
+    assert {m.deal for m in sched} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("k, n, lo, hi", [
+    # reference values computed by hand from the closed form (z = 1.96); 0/n has upper bound z²/(n + z²)
+    (81, 263, 0.2553, 0.3662),
+    (0, 10, 0.0, 0.2775),
+    (10, 10, 0.7225, 1.0),
+    (50, 100, 0.4038, 0.5962),
+])
+def test_wilson_interval_matches_known_values(k, n, lo, hi):
+    a, b = wilson_interval(k, n)
+    assert a == pytest.approx(lo, abs=1e-4) and b == pytest.approx(hi, abs=1e-4)
+
+
+def test_win_means_best_return_and_someone_did_worse():
+    assert T.is_win([1.0, -1.0, -1.0], 0) and not T.is_win([1.0, -1.0, -1.0], 1)
+    assert not T.is_win([-1.0, -1.0], 0)                    # Rodízio: nobody won
+    assert T.is_win([1.0, 1.0, -1.0], 1)                    # shared win
+
+
+def test_tiny_tournament_end_to_end(tmp_path, capsys):
+    from baralho.cli import main
+
+    rc = main(["tournament", "rodizio_v0", "--agents", "random", "heuristic", "--games", "8",
+               "--players", "2..3", "--out", str(tmp_path), "--quiet", "--workers", "2"])
+    assert rc == 0
+    md = (tmp_path / "rodizio_v0.md").read_text()
+    assert "| heuristic |" in md and "95% CI" in md
+    assert (tmp_path / "rodizio_v0_2p_h2h.png").stat().st_size > 1000
+    import json
+
+    report = json.loads((tmp_path / "rodizio_v0.json").read_text())
+    assert set(report["by_players"]) == {"2", "3"}
+    assert report["by_players"]["2"]["matches"] == 8
+
+
+def test_tournaments_are_deterministic_whatever_the_worker_count():
+    a = T.run("rodizio_v0", ["random", "heuristic"], games=6, num_players=3, workers=1, progress=False)
+    b = T.run("rodizio_v0", ["random", "heuristic"], games=6, num_players=3, workers=2, progress=False)
+    assert [(r.deal, r.seats, r.returns) for r in a] == [(r.deal, r.seats, r.returns) for r in b]
