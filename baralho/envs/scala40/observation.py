@@ -154,6 +154,7 @@ def resample_hidden(game, s, player: int, rng: np.random.Generator):
             pool.extend(k for k in range(NUM_KINDS) for _ in range(s.hands[i][k] - s.known[i][k]))
     if s.stock_hidden:
         pool.extend(s.stock)
+    pool.sort()  # canonical: the draw depends only on what the player knows
     pool = [pool[j] for j in rng.permutation(len(pool))]
     for i in range(n):
         if i == player:
@@ -166,7 +167,8 @@ def resample_hidden(game, s, player: int, rng: np.random.Generator):
     if s.stock_hidden:
         t.stock = pool
     elif game.config.turnover == "shuffled":
-        t.stock = [s.stock[j] for j in rng.permutation(len(s.stock))]
+        stock = sorted(s.stock)
+        t.stock = [stock[j] for j in rng.permutation(len(stock))]
     game._sync(t)
     if s.rng is not None:
         t.rng = np.random.default_rng(int(rng.integers(2 ** 63)))

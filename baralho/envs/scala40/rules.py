@@ -118,6 +118,18 @@ class Scala40State:
     players_f: np.ndarray | None = None   # [2n, 4] hand size / 14, opened, eliminated, penalty / 100
     pub: np.ndarray | None = None         # melds block + discard pile block + pile sizes
 
+    def __getstate__(self) -> dict:
+        # the observation pieces are derived data: pickles stay small and fast
+        d = dict(self.__dict__)
+        for name in ("hand_f", "known_f", "players_f", "pub"):
+            d[name] = None
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        self.pub = np.zeros(PUB_SIZE, np.float32)
+        Scala40Game._sync(self)
+
     def copy(self) -> Scala40State:
         c = _copy.copy(self)
         c.hands = [h[:] for h in self.hands]
@@ -601,9 +613,8 @@ class Scala40Game:
         staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
         assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
         assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
-        n2 = s.known + s.known
-        assert np.array_equal(s.hand_f, hands), "cached hand observation is stale"
-        assert np.array_equal(s.known_f, np.array(n2, np.float32)), "cached known-cards observation is stale"
+        assert s.hand_f.tolist() == s.hands, "cached hand observation is stale"
+        assert s.known_f.tolist() == s.known + s.known, "cached known-cards observation is stale"
         rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
                 for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
         assert np.array_equal(s.players_f, np.array(rows + rows, np.float32)), "cached player rows are stale"
