@@ -256,6 +256,9 @@ def _run_fill(s: int, lo: int, hi: int, taken: set, hand) -> tuple[int, int]:
     return free, missing
 
 
+_BOTH_ACES = 1 << 1 | 1 << 14
+
+
 def new_meld_extra(pending: list[int], hand) -> int | None:
     """Fewest cards from ``hand`` that complete ``pending`` into a new meld (None: impossible)."""
     real = [k for k in pending if k != JOKER]
@@ -283,16 +286,24 @@ def new_meld_extra(pending: list[int], hand) -> int | None:
             if avail >= need:
                 best = need
     if all(k // 13 == s0 for k in real):
+        b = _suit_bits(hand, s0)
+        one_ace = hand[s0 * 13] == 1
         for ps in _positions(real):
-            taken = set(ps)
-            if len(taken) != len(ps):
+            qm = 0
+            for p in ps:
+                qm |= 1 << p
+            if qm.bit_count() != len(ps):
                 continue
             pmin, pmax = min(ps), max(ps)
             if pmax - pmin + 1 > MAX_RUN:
                 continue
             for lo in range(max(1, pmin - 2), pmin + 1):
                 for hi in range(max(pmax, lo + 2), min(14, pmax + 2) + 1):
-                    free, missing = _run_fill(s0, lo, hi, taken, hand)
+                    freem = ((1 << (hi + 1)) - (1 << lo)) & ~qm
+                    free = freem.bit_count()
+                    missing = (freem & ~b).bit_count()
+                    if one_ace and freem & _BOTH_ACES == _BOTH_ACES:
+                        missing += 1  # one ace cannot stand at both ends
                     if jp:
                         ok = missing <= 1 and free >= 1
                         extra = free - 1
@@ -406,10 +417,9 @@ def layoff_kinds(m: tuple, hand, room: int) -> list[int]:
     return out
 
 
-# ------------------------------------------------- cached completion checks
-# new_meld_extra / extend_extra only look at one suit (runs), one rank (sets)
-# and the jokers of the hand: keyed on those, the answers repeat a lot.
+# ---------------------------------------------------------------- helpers
 def _suit_key(hand, s: int) -> tuple[int, int]:
+    """(bit pattern of the ranks of suit ``s`` in the hand, number of its aces)."""
     base = s * 13
     pat = 0
     for r in range(13):
@@ -418,43 +428,3 @@ def _suit_key(hand, s: int) -> tuple[int, int]:
     return pat, hand[base]
 
 
-@lru_cache(maxsize=65536)
-def _nme(pend: tuple, s: int, pat: int, aces: int, r: int, rmask: int, jok: bool):
-    hand = [0] * NUM_KINDS
-    for q in range(13):
-        if pat >> q & 1:
-            hand[s * 13 + q] = 1
-    hand[s * 13] = aces
-    for t in range(4):
-        if rmask >> t & 1:
-            hand[t * 13 + r] = max(hand[t * 13 + r], 1)
-    hand[JOKER] = 1 if jok else 0
-    return new_meld_extra(list(pend), hand)
-
-
-def new_meld_extra_fast(pend: list[int], hand) -> int | None:
-    real = next((k for k in pend if k != JOKER), -1)
-    if real < 0:
-        return new_meld_extra(pend, hand)
-    s, r = real // 13, real % 13
-    pat, aces = _suit_key(hand, s)
-    rmask = (hand[r] > 0) | (hand[13 + r] > 0) << 1 | (hand[26 + r] > 0) << 2 | (hand[39 + r] > 0) << 3
-    return _nme(tuple(pend), s, pat, aces, r, rmask, hand[JOKER] > 0)
-
-
-@lru_cache(maxsize=65536)
-def _exe(m: tuple, pend: tuple, pat: int, aces: int, jok: bool):
-    hand = [0] * NUM_KINDS
-    if m[0] == RUN:
-        s = m[1]
-        for q in range(13):
-            if pat >> q & 1:
-                hand[s * 13 + q] = 1
-        hand[s * 13] = aces
-    hand[JOKER] = 1 if jok else 0
-    return extend_extra(m, list(pend), hand)
-
-
-def extend_extra_fast(m: tuple, pend: list[int], hand) -> int | None:
-    pat, aces = _suit_key(hand, m[1]) if m[0] == RUN else (0, 0)
-    return _exe(m, tuple(pend), pat, aces, hand[JOKER] > 0)

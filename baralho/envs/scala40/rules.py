@@ -24,7 +24,7 @@ from baralho.envs.scala40.melds import (
     NUM_KINDS,
     OPEN_MIN,
     RUN,
-    extend_extra_fast,
+    extend_extra,
     extend_options,
     hand_penalty,
     joker_key,
@@ -33,7 +33,7 @@ from baralho.envs.scala40.melds import (
     meld_cards,
     meld_value,
     meldable_kinds,
-    new_meld_extra_fast,
+    new_meld_extra,
     parse_group,
     swap_joker,
     valid_meld,
@@ -348,7 +348,7 @@ class Scala40Game:
         if room < 0:
             return False
         if len(s.melds) < A.MAX_MELDS:
-            e = new_meld_extra_fast(pend, hand)
+            e = new_meld_extra(pend, hand)
             if e is not None and e <= room:
                 return True
         if opened:
@@ -356,7 +356,7 @@ class Scala40Game:
             for m in s.melds:
                 if real and (m[1] != (real[0] // 13 if m[0] == RUN else real[0] % 13 + 1)):
                     continue
-                e = extend_extra_fast(m, pend, hand)
+                e = extend_extra(m, pend, hand)
                 if e is not None and e <= room:
                     return True
         return False
