@@ -286,7 +286,10 @@ class Scala40Game:
                 for a in self._commit_actions(s, hand, keep, can_close, guided):
                     mask[a] = 1
             if opened and hsize >= keep:
+                real = next((k for k in pend if k != JOKER), -1)
                 for i, m in enumerate(s.melds):
+                    if real >= 0 and m[1] != (real // 13 if m[0] == RUN else real % 13 + 1):
+                        continue  # wrong suit or rank: cannot take these cards
                     opts = extend_options(m, pend)
                     if opts:
                         mask[A.EXTEND + i] = 1
