@@ -64,7 +64,7 @@ Melds staged before the 40 points are reached are marked `staged` in the
 observation and return to the hand (publicly) on `undo` (once per turn) or on
 the discard. A meld or lay-off must leave one card in hand for the discard (two
 while closing is not yet allowed, in the first round). Bounds: at most 69
-decisions per turn, 25 turns per player per hand (RULES.md).
+decisions per turn, 20 turns per player per hand (RULES.md).
 
 ## Rewards
 

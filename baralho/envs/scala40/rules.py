@@ -56,7 +56,7 @@ from baralho.envs.scala40.solver import may_open_with, opening_reachable, openin
 ENV_ID = "scala40_v0"
 HAND_SIZE = 13
 ELIMINATION = 100          # a total above this eliminates the player
-ROUNDS_PER_HAND = 25       # a hand lasts at most 25 turns per player; then it ends with no one closing
+ROUNDS_PER_HAND = 20       # a hand lasts at most 20 turns per player; then it ends with no one closing
 # decisions in one turn: draw 1 + (13 selects + 13 commits) before an undo + undo 1
 # + (13 selects + 13 commits/lay-offs) + 14 swaps + discard 1
 MAX_TURN_DECISIONS = 1 + 26 + 1 + 26 + 14 + 1
@@ -161,6 +161,7 @@ class Scala40Game:
         self._needs_rng = self.match or self.config.turnover == "shuffled"
         self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
+        self._scratch = np.zeros(PUB_SIZE, np.float32)  # check_invariants' fresh table block
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
 
     # ------------------------------------------------------------------ deal
@@ -596,19 +597,20 @@ class Scala40Game:
     # ----------------------------------------------------------- invariants
     def check_invariants(self, s: Scala40State) -> None:
         n = self.num_players
-        hands = np.array(s.hands, np.int64)
-        known = np.array(s.known, np.int64)
-        assert hands.shape == (n, NUM_KINDS) and hands.min() >= 0, "a hand has a negative count"
-        assert list(hands.sum(1)) == s.hand_size, f"hand sizes {s.hand_size} disagree with the hands"
+        # the float mirrors must equal the lists; then the numeric checks run on them
+        assert s.hand_f.tolist() == s.hands, "cached hand observation is stale (or a hand is malformed)"
+        assert s.known_f.tolist() == s.known + s.known, "cached known-cards observation is stale"
+        hands, known = s.hand_f, s.known_f[:n]
+        assert hands.min() >= 0, "a hand has a negative count"
+        assert hands.sum(1).tolist() == s.hand_size, f"hand sizes {s.hand_size} disagree with the hands"
         assert known.min() >= 0 and (known <= hands).all(), "a player is known to hold a card it lacks"
-        for i in range(n):
-            if s.eliminated[i] and s.phase != OVER:
-                assert s.hand_size[i] == 0, f"eliminated player {i} holds cards"
+        if s.phase != OVER:
+            assert all(s.hand_size[i] == 0 for i in range(n) if s.eliminated[i]), "an eliminated player holds cards"
         loose = s.pending + s.stock + s.discard
         for m in s.melds:
             assert valid_meld(m), f"invalid meld on the table: {m}"
-            loose = loose + meld_cards(m)
-        count = hands.sum(0) + np.bincount(np.array(loose, np.int64), minlength=NUM_KINDS)
+            loose.extend(meld_cards(m))
+        count = hands.sum(0) + np.bincount(loose, minlength=NUM_KINDS)
         assert (count == self._deck_counts).all(), \
             f"card kinds {np.flatnonzero(count != self._deck_counts).tolist()} are not each in exactly one place"
         assert len(s.melds) <= A.MAX_MELDS
@@ -616,12 +618,10 @@ class Scala40Game:
         staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
         assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
         assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
-        assert s.hand_f.tolist() == s.hands, "cached hand observation is stale"
-        assert s.known_f.tolist() == s.known + s.known, "cached known-cards observation is stale"
         rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
                 for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
         assert np.array_equal(s.players_f, np.array(rows + rows, np.float32)), "cached player rows are stale"
-        pub = np.zeros_like(s.pub)
+        pub = self._scratch
         fill_melds(pub, s.melds, s.staged)
         pile_block(pub, s.discard, len(s.stock))
         assert np.array_equal(pub, s.pub), "cached table observation is stale"
