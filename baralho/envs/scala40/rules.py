@@ -123,10 +123,16 @@ class Scala40State:
         d = dict(self.__dict__)
         for name in ("hand_f", "known_f", "players_f", "pub"):
             d[name] = None
+        if self.rng is not None:  # a plain dict pickles far faster than a Generator
+            d["rng"] = self.rng.bit_generator.state
         return d
 
     def __setstate__(self, d: dict) -> None:
         self.__dict__.update(d)
+        if isinstance(self.rng, dict):
+            bg = getattr(np.random, self.rng["bit_generator"])()
+            bg.state = self.rng
+            self.rng = np.random.Generator(bg)
         self.pub = np.zeros(PUB_SIZE, np.float32)
         Scala40Game._sync(self)
 
