@@ -1,4 +1,4 @@
-"""The ``baralho`` command line: demo, tournament, train, evaluate."""
+"""The ``baralho`` command line: demo, tournament, train, evaluate, play, replay."""
 
 from __future__ import annotations
 
@@ -70,6 +70,27 @@ def evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def play(args: argparse.Namespace) -> int:
+    from baralho.training.play import play as run
+
+    return run(args.env_id, args.seat, args.opponents, parse_config(args.config), args.seed,
+               record_path=args.record)
+
+
+def replay(args: argparse.Namespace) -> int:
+    from baralho.training import records
+
+    rec = records.load(args.record)
+    steps = 0
+    for env in records.replay(rec, render_mode="ansi"):
+        if args.verbose:
+            print(env.render(), "\n")
+        steps += 1
+    print(f"{rec.env_id} {rec.config} seed {rec.seed}: {len(rec.actions)} moves replayed exactly; "
+          f"returns {rec.returns}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="baralho", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -89,12 +110,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None, help="processes (default: 2 cores)")
     p.add_argument("--out", default="runs/tournament", help="where the .md, .json and .png go")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--records", default=None, help="save every game's record (JSON) in this folder")
     p.set_defaults(func=tournament)
     p = sub.add_parser("train", help="MaskablePPO self-play against a pool of baselines and snapshots")
     p.add_argument("env_id", choices=baralho.ENV_IDS)
     p.add_argument("--timesteps", type=int, default=None, help="default: per game (training/train.py)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--n-envs", dest="n_envs", type=int, default=None, help="parallel envs (default 2)")
+    p.add_argument("--vec", choices=["subproc", "dummy"], default=None,
+                   help="SubprocVecEnv (default) or DummyVecEnv (cheap envs: the policy is the bottleneck)")
     p.add_argument("--eval-every", dest="eval_every", type=int, default=None)
     p.add_argument("--eval-games", dest="eval_games", type=int, default=None)
     p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None)
@@ -113,6 +137,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=evaluate)
+    p = sub.add_parser("play", help="play in the terminal against agents")
+    p.add_argument("env_id", choices=baralho.ENV_IDS)
+    p.add_argument("--seat", type=int, default=0)
+    p.add_argument("--opponents", nargs="+", default=["heuristic"])
+    p.add_argument("--config", nargs="*", default=[])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--record", default=None, help="save the game record (JSON) here")
+    p.set_defaults(func=play)
+    p = sub.add_parser("replay", help="replay a game record exactly (refuses one that does not match)")
+    p.add_argument("record")
+    p.add_argument("--verbose", "-v", action="store_true", help="print the table after every move")
+    p.set_defaults(func=replay)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

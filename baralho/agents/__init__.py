@@ -2,7 +2,7 @@
 
 ``make_agent(spec, env_id, seed)`` builds one from a short spec:
 ``random`` · ``heuristic`` · ``ismcts:200`` (simulations) · ``ismcts:0.5s`` (seconds
-per move) · ``ppo:PATH`` (an sb3-contrib MaskablePPO zip).
+per move) · ``ppo:PATH`` (an sb3-contrib MaskablePPO zip) · ``ppo`` (the env's zoo model).
 """
 
 from __future__ import annotations
@@ -43,8 +43,14 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
             return ISMCTSAgent(simulations=int(arg or 200), seed=seed)
         except ValueError as err:
             raise ValueError(f"bad ISMCTS budget in {spec!r}: {err}") from None
-    if kind == "ppo" and arg:
+    if kind == "ppo":
         from baralho.agents.policy import PolicyAgent
+        from baralho.zoo import available, zoo_path
 
+        name = arg or env_id
+        if zoo_path(name) is not None and "/" not in name:
+            return PolicyAgent(zoo_path(name), env_id=env_id, seed=seed)
+        if not arg:
+            raise ValueError(f"no zoo model for {env_id!r} (zoo: {available()}); use ppo:PATH")
         return PolicyAgent(arg, env_id=env_id, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts] or ppo:PATH")
+    raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts], ppo or ppo:PATH")

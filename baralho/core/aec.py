@@ -20,9 +20,10 @@ game, its config and its docstring. What it guarantees, for every game:
   legal ones, and leaves the state unchanged; with
   ``illegal_action="penalize"`` it ends the game instead, the offender
   receiving ``illegal_reward`` and ``infos[agent]["illegal_action"]``;
-* ``render_mode`` ``"ansi"`` (returns text) or ``"human"`` (prints it) from
-  ``render_view``: ``"current"`` (the acting player's view), ``"omniscient"``,
-  or a seat index;
+* ``render_mode`` ``"ansi"`` (returns text), ``"human"`` (prints it) or
+  ``"rgb_array"`` (a picture, for games that draw themselves; needs Pillow)
+  from ``render_view``: ``"current"`` (the acting player's view),
+  ``"omniscient"``, or a seat index;
 * ``env.unwrapped.game`` and ``env.unwrapped.state`` for search agents and tools.
 
 ``env()`` returns this env without PettingZoo's wrapper chain: the checks those
@@ -43,7 +44,7 @@ from pettingzoo import AECEnv
 from baralho.core.config import ConfigError
 from baralho.core.game import Game
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_MODES = ("raise", "penalize")
 
 
@@ -62,6 +63,9 @@ class BaralhoEnv(AECEnv):
                  render_view: str | int = "current") -> None:
         super().__init__()
         name = game.env_id
+        # rgb_array only for games that draw themselves (Game.render_image, Pillow)
+        modes = [m for m in RENDER_MODES if m != "rgb_array" or hasattr(game, "render_image")]
+        self.metadata = {**self.metadata, "render_modes": modes}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"{name}: render_mode={render_mode!r} must be one of "
                               f"{self.metadata['render_modes']} or None")
@@ -220,7 +224,7 @@ class BaralhoEnv(AECEnv):
         self._mask = None
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
@@ -233,6 +237,8 @@ class BaralhoEnv(AECEnv):
                 view = self._acting if self._acting >= 0 else None
             elif view == "omniscient":
                 view = None
+            if self.render_mode == "rgb_array":
+                return self.game.render_image(self.state, view)
             text = self.game.render_text(self.state, view)
         if self.render_mode == "human":
             print(text)

@@ -24,6 +24,7 @@ import numpy as np
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
+from baralho.training.records import play_and_record
 from baralho.training.stats import wilson_interval
 
 
@@ -65,9 +66,9 @@ def schedule(num_agents: int, num_players: int, games: int) -> list[Match]:
 _AGENTS: dict = {}   # per worker process: agents built once, reseeded every game
 
 
-def play_match(env_id: str, config: dict, specs: tuple[str, ...], match: Match, seed: int) -> MatchResult:
+def play_match(env_id: str, config: dict, specs: tuple[str, ...], match: Match, seed: int,
+               records_dir: str | None = None) -> MatchResult:
     env = baralho.make(env_id, **config)
-    env.reset(seed=seed * 1_000_003 + match.deal)
     players = {}
     for seat, idx in enumerate(match.seats):
         key = (env_id, tuple(sorted(config.items())), specs[idx], seat)
@@ -77,16 +78,13 @@ def play_match(env_id: str, config: dict, specs: tuple[str, ...], match: Match, 
         agent.reset(seed=(seed * 7919 + match.deal) * 64 + seat)
         bind_if_needed(agent, env)
         players[f"player_{seat}"] = agent
-    steps = 0
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(players[name].act(obs, name))
-        steps += 1
-    returns = env.unwrapped.game.returns(env.unwrapped.state).tolist()
-    return MatchResult(match.deal, match.seats, returns, steps)
+    rec = play_and_record(env_id, config, seed * 1_000_003 + match.deal,
+                          lambda env, name, obs: players[name].act(obs, name),
+                          players=[specs[i] for i in match.seats], env=env)
+    if records_dir:
+        rec.save(Path(records_dir) / f"{env_id}_{len(match.seats)}p_deal{match.deal}_"
+                                     f"{'-'.join(map(str, match.seats))}.json")
+    return MatchResult(match.deal, match.seats, rec.returns, len(rec.actions))
 
 
 def _play(args):
@@ -94,12 +92,16 @@ def _play(args):
 
 
 def run(env_id: str, specs: list[str], games: int, num_players: int, config: dict | None = None,
-        seed: int = 0, workers: int | None = None, progress: bool = True) -> list[MatchResult]:
+        seed: int = 0, workers: int | None = None, progress: bool = True,
+        records_dir: str | None = None) -> list[MatchResult]:
     config = dict(config or {}, num_players=num_players)
     baralho.make(env_id, **config)          # a bad config fails here, not in a worker
     for spec in specs:
         make_agent(spec, env_id, config=config)
-    jobs = [(env_id, config, tuple(specs), m, seed) for m in schedule(len(specs), num_players, games)]
+    if records_dir:
+        Path(records_dir).mkdir(parents=True, exist_ok=True)
+    jobs = [(env_id, config, tuple(specs), m, seed, records_dir)
+            for m in schedule(len(specs), num_players, games)]
     workers = workers or min(os.cpu_count() or 1, 2)
     results: list[MatchResult] = []
     bar = _progress(progress, len(jobs), f"{env_id} · {num_players} players")
@@ -245,7 +247,7 @@ def main(args) -> int:
           f"Agents: {', '.join(args.agents)} · seed {args.seed} · config {args.config or 'default'}", ""]
     for n in parse_players(args.players):
         results = run(args.env_id, args.agents, args.games, n, args.config, args.seed, args.workers,
-                      progress=not args.quiet)
+                      progress=not args.quiet, records_dir=args.records)
         summary = summarize(results, args.agents)
         report["by_players"][n] = dict(summary, results=[asdict(r) for r in results])
         md += [markdown(args.env_id, n, summary, args.agents), "",

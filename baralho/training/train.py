@@ -32,6 +32,7 @@ class TrainConfig:
     timesteps: int = 200_000
     seed: int = 0
     n_envs: int = 2
+    vec: str = "subproc"          # "subproc" (one process per env) or "dummy" (in process)
     env_config: dict = field(default_factory=dict)
     opponents: tuple[str, ...] = ("random", "heuristic")
     snapshot_every: int = 20_000
@@ -90,7 +91,7 @@ def train(cfg: TrainConfig) -> Path:
     def make_env():
         return SingleAgentEnv(cfg.env_id, opponents=cfg.opponents, **cfg.env_config)
 
-    vec_cls = SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv
+    vec_cls = SubprocVecEnv if cfg.n_envs > 1 and cfg.vec == "subproc" else DummyVecEnv
     venv = make_vec_env(make_env, n_envs=cfg.n_envs, seed=cfg.seed, vec_env_cls=vec_cls)
     eval_env = make_vec_env(lambda: SingleAgentEnv(cfg.env_id, opponents=["heuristic"], **cfg.env_config),
                             n_envs=1, seed=cfg.seed + 10_000)
@@ -180,7 +181,7 @@ def main(args) -> int:
     cfg = TrainConfig(env_id=args.env_id)
     for key, value in DEFAULTS.get(args.env_id, {}).items():
         setattr(cfg, key, value)
-    for key in ("timesteps", "seed", "n_envs", "eval_every", "eval_games", "snapshot_every", "out"):
+    for key in ("timesteps", "seed", "n_envs", "vec", "eval_every", "eval_games", "snapshot_every", "out"):
         value = getattr(args, key, None)
         if value is not None:
             setattr(cfg, key, value)

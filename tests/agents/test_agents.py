@@ -33,7 +33,7 @@ def test_agents_follow_the_protocol_and_the_mask(spec):
             env.step(a)
 
 
-@pytest.mark.parametrize("spec", ["randm", "ismcts:abc", "ismcts:0", "heuristic:3", "ppo:"])
+@pytest.mark.parametrize("spec", ["randm", "ismcts:abc", "ismcts:0", "heuristic:3", "ppo:/no/such/model.zip"])
 def test_bad_agent_specs_are_refused(spec):
     with pytest.raises(ValueError):
         make_agent(spec, "rodizio_v0")
@@ -124,8 +124,15 @@ def test_tiny_tournament_end_to_end(tmp_path, capsys):
     from baralho.cli import main
 
     rc = main(["tournament", "rodizio_v0", "--agents", "random", "heuristic", "--games", "8",
-               "--players", "2..3", "--out", str(tmp_path), "--quiet", "--workers", "2"])
+               "--players", "2..3", "--out", str(tmp_path), "--quiet", "--workers", "2",
+               "--records", str(tmp_path / "records")])
     assert rc == 0
+    from baralho.training import records
+
+    saved = sorted((tmp_path / "records").glob("*.json"))
+    assert len(saved) == 8 + 12                  # 2 players: 8 games; 3 players: 6 arrangements x 2 deals
+    for _ in records.replay(records.load(saved[0])):
+        pass
     md = (tmp_path / "rodizio_v0.md").read_text()
     assert "| heuristic |" in md and "95% CI" in md
     assert (tmp_path / "rodizio_v0_2p_h2h.png").stat().st_size > 1000

@@ -424,6 +424,12 @@ class RodizioGame:
             lines.append("  rewards: " + ", ".join(f"player_{i} {r:+g}" for i, r in enumerate(s.final)))
         return "\n".join(lines)
 
+    def render_image(self, s: RodizioState, player: int | None = None) -> np.ndarray:
+        """The table as an RGB picture (needs Pillow)."""
+        from baralho.envs.rodizio.picture import render_image
+
+        return render_image(self, s, player)
+
     # ------------------------------------------------------------------ invariants
     def check_invariants(self, s: RodizioState) -> None:
         where = [c for st in s.stacks for c in st] + list(s.plates) + [c for e in s.eaten for c in e]
