@@ -25,6 +25,9 @@ from baralho.envs.scala40.melds import (
     meldable_kinds,
 )
 
+# the most a card can be worth in a meld (ace high 11, a joker up to 11)
+MAX_VALUE = tuple([11] + list(range(2, 11)) + [10, 10, 10]) * 4 + (11,)
+
 
 def all_melds(hand) -> list[tuple[tuple[int, ...], int, tuple]]:
     """Every meld (cards, value, meld tuple) that can be formed from ``hand``, best value first."""
@@ -133,17 +136,25 @@ def _reachable(hand: tuple, pending: tuple, staged_value: int, need: int, keep: 
         if not any(need in o[0] for o in opts):
             return False
     total = n + len(pending)
+    need_opts = [j for j, o in enumerate(opts) if need in o[0]] if need >= 0 else []
+    # value the remaining cards could still add (a bound; only cards in some meld count)
+    inmeld = {k for o in opts for k in o[0]}
+    bound0 = sum(hand[k] * MAX_VALUE[k] for k in inmeld)
 
-    def dfs(i: int, rest: int, value: int, used: bool) -> bool:
+    def dfs(i: int, rest: int, value: int, used: bool, bound: int) -> bool:
         if used and (staged_value + value >= OPEN_MIN or (can_close and rest == 1)):
             return True
-        for j in range(i, len(opts)):
+        if not can_close and staged_value + value + bound < OPEN_MIN:
+            return False
+        # melds commute: while the needed card is unused, take its meld first, then any
+        for j in (range(i, len(opts)) if used else need_opts):
             cards, v, _ = opts[j]
             if rest - len(cards) < keep or not _fits(cards, hand):
                 continue
             for k in cards:
                 hand[k] -= 1
-            ok = dfs(j, rest - len(cards), value + v, used or need in cards)
+            cut = sum(MAX_VALUE[k] for k in cards)
+            ok = dfs(j if used else 0, rest - len(cards), value + v, True, bound - cut)
             for k in cards:
                 hand[k] += 1
             if ok:
@@ -151,7 +162,7 @@ def _reachable(hand: tuple, pending: tuple, staged_value: int, need: int, keep: 
         return False
 
     if not pending:
-        return dfs(0, total, 0, need < 0)
+        return dfs(0, total, 0, need < 0, bound0)
     pc = [0] * NUM_KINDS
     for k in pending:
         pc[k] += 1
@@ -163,7 +174,8 @@ def _reachable(hand: tuple, pending: tuple, staged_value: int, need: int, keep: 
             continue
         for k in cards:
             hand[k] -= 1
-        ok = dfs(0, total - len(cards), v, need < 0 or need in cards)
+        ok = dfs(0, total - len(cards), v, need < 0 or need in cards,
+                 bound0 - sum(MAX_VALUE[k] for k in cards))
         for k in cards:
             hand[k] += 1
         if ok:
@@ -200,9 +212,6 @@ def opening_selects(hand, pending: list[int], staged_value: int, need: int,
         for k in cards:
             full[k] += 1
     return out
-
-
-MAX_VALUE = tuple([11] + list(range(2, 11)) + [10, 10, 10]) * 4 + (11,)
 
 
 def may_open_with(hand, top: int, keep: int, can_close: bool) -> bool:
