@@ -97,6 +97,11 @@ def _run_melds(s: int, pat: int, aces: int, jok: bool) -> tuple:
 
 
 def _fits(cards, hand) -> bool:
+    if len(cards) < 14:  # only the A…K…A run repeats a card kind
+        for k in cards:
+            if not hand[k]:
+                return False
+        return True
     for k in cards:
         hand[k] -= 1
     ok = all(hand[k] >= 0 for k in cards)
