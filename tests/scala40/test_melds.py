@@ -107,7 +107,7 @@ def test_runs_ace_low_and_high_never_around_the_corner():
     assert A.SELECT + card("Qs") in legal(G2, s)
     assert A.SELECT + card("2s") not in legal(G2, s)  # K-A-2 never
     play(G2, s, A.SELECT + card("Qs"), A.COMMIT)
-    assert s.melds[-1] == ("RUN" and (0, 0, 12, 14, 0))  # Q-K-A: positions 12..14
+    assert s.melds[-1] == (0, 0, 12, 14, 0)  # a ♠ run at positions 12..14: Q-K-A
     s = position(G2, {0: "As 2s 3s Ks 9d 9c"}, opened=(0,))
     play(G2, s, *sel("As 2s 3s"), A.COMMIT)
     assert s.melds[-1] == (0, 0, 1, 3, 0)
