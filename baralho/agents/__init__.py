@@ -16,6 +16,7 @@ from baralho.agents.ismcts import ISMCTSAgent
 # env id -> "module:Class" of the game's rule-based player (reads only its observation)
 HEURISTICS: dict[str, str] = {
     "rodizio_v0": "baralho.envs.rodizio.heuristic:RodizioHeuristic",
+    "chuche_v0": "baralho.envs.chuche.heuristic:ChucheHeuristic",
 }
 
 __all__ = ["Agent", "HEURISTICS", "ISMCTSAgent", "RandomAgent", "bind_if_needed", "make_agent"]

@@ -12,14 +12,13 @@ class PolicyAgent:
 
     def __init__(self, path: str | Path, env_id: str | None = None, seed: int | None = None,
                  deterministic: bool = True) -> None:
+        path = Path(path)
+        if not path.exists() and not path.with_suffix(".zip").exists():
+            raise ValueError(f"no MaskablePPO model at {path}")
         import torch
         from sb3_contrib import MaskablePPO
 
         torch.set_num_threads(1)   # single observations: threads only add contention
-
-        path = Path(path)
-        if not path.exists() and not path.with_suffix(".zip").exists():
-            raise ValueError(f"no MaskablePPO model at {path}")
         self.model = MaskablePPO.load(str(path), device="cpu")
         self.deterministic = deterministic
         self.name = f"ppo:{path.stem}"

@@ -11,6 +11,7 @@ from baralho.core.config import ConfigError
 # env id -> PettingZoo-style module exposing env(), raw_env, Config, TEST_CONFIGS
 _MODULES: dict[str, str] = {
     "rodizio_v0": "baralho.envs.rodizio_v0",
+    "chuche_v0": "baralho.envs.chuche_v0",
     "scala40_v0": "baralho.envs.scala40_v0",
 }
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)

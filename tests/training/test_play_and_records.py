@@ -48,7 +48,8 @@ def test_bad_seat_is_refused():
 
 def _record(tmp_path, env_id="rodizio_v0", config=None, seed=3):
     rng = np.random.default_rng(seed)
-    rec = records.play_and_record(env_id, config or {"num_players": 3, "spicy": True}, seed,
+    config = {"num_players": 3, "spicy": True} if config is None else config
+    rec = records.play_and_record(env_id, config, seed,
                                   lambda env, agent, obs: rng.choice(np.flatnonzero(obs["action_mask"])))
     return rec.save(tmp_path / "r.json"), rec
 

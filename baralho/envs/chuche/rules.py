@@ -1,0 +1,594 @@
+"""Chuche: the pure game engine (state, legal mask, transitions, scoring).
+
+One ``ChucheState`` and one ``ChucheGame`` implementing baralho's Game protocol.
+The rules as implemented, with every decision of ours, are in RULES.md.
+
+Whoever must decide now is ``state.actor`` (``current_player``): the turn player,
+or during a reaction window the seat being asked (Escudo against Roubar or
+Bomba, a Bloqueio after cards reached the table), so the AEC adapter moves
+``agent_selection`` to reactors out of turn by itself.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import insort
+
+import numpy as np
+
+from baralho.envs.chuche import views
+from baralho.envs.chuche.actions import (
+    A_ADD,
+    A_BLOCK,
+    A_BOMBA,
+    A_CAPTURE,
+    A_COMMIT,
+    A_COMMIT_CORINGA,
+    A_ESCUDO,
+    A_PASS,
+    A_PLACE,
+    A_ROUBAR,
+    A_UNBLOCK,
+    NUM_ACTIONS,
+)
+from baralho.envs.chuche.cards import (
+    BACKS_PER_COLOUR,
+    BLOQUEIO,
+    BOMBA,
+    CHUCHE_COUNTS,
+    CORINGA,
+    ESCUDO,
+    EXTRA_COLOURS,
+    FRONT,
+    GOALS,
+    KIND,
+    LAST_TARGET,
+    NUM_COLOURS,
+    NUM_KINDS,
+    PER_COLOUR,
+    POINTS,
+    ROUBAR,
+    SCORE_KIND,
+    VALUE_CAP,
+    chuche_points,
+    table_sums,
+)
+from baralho.envs.chuche.observation import (
+    BLOQ_WINDOW,
+    BOMBA_ROUND,
+    CAPTURE,
+    CARD_ROW,
+    MAIN,
+    ROUBAR_WINDOW,
+    build_layout,
+    card_row,
+    private_offset,
+    public_vector,
+    rotations,
+)
+from baralho.envs.chuche.state import ENV_ID, ChucheState, Config, pcg64_state
+
+# Continuations after a Bloqueio window.
+CONT_MAIN, CONT_END = 0, 1
+_CHUCHE_DECK = [t for t, k in enumerate(CHUCHE_COUNTS) for _ in range(k)]
+_ZERO5 = array('f', [0.0] * 5)
+_ONES = b'\x01\x01\x01'
+# observation rows by 5 * card + back - 6 (hand blocks, the capture card)
+_ROW_F = [array('f', card_row(c, b).tobytes()) for c in range(54) for b in range(6, 11)]
+_ZERO_ROW = array('f', [0.0] * CARD_ROW)
+_ZERO_ROWS = [array('f', [0.0] * (3 - k) * CARD_ROW) for k in range(3)]
+
+
+class ChucheGame:
+    env_id = ENV_ID
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config = config or Config()
+        self.num_players = n = config.num_players
+        self.num_actions = NUM_ACTIONS
+        self.num_colours = 1 + EXTRA_COLOURS[n]
+        self.num_cards = N = self.num_colours * PER_COLOUR
+        self.goal = GOALS[n]
+        self.max_rounds = config.max_rounds if config.scope == "match" else 1
+        self.free_place = config.place_rule == "free"
+        # Per round: <= N-3 hand-card plays, <= N added table cards, <= N-3 commits,
+        # <= 12 Chuche plays (one action each), <= 3 passes per Bloqueio window
+        # (3 Bloqueio cards) over <= N-3 + 4 windows, <= 3 Escudo passes (RULES.md).
+        self.round_bound = 6 * N + 12
+        self.max_decisions = self.max_rounds * self.round_bound
+        self.obs_layout = L = build_layout(n, N, config.max_rounds)
+        self._rot = rotations(L, n)
+        o = {name: f.start for name, f in L.fields.items()}
+        self._o = o
+        self._o_hand, self._o_table, self._o_blocked = o["hand"], o["table"], o["blocked"]
+        self._o_hsize, self._o_hbacks, self._o_held = o["hand_size"], o["hand_backs"], o["chuche_held"]
+        self._o_won, self._o_captured, self._o_rpoints = o["chuche_won"], o["captured"], o["round_points"]
+        self._o_gone, self._o_phase, self._o_target = o["gone"], o["phase"], o["target"]
+        self._o_capcard, self._o_capsel, self._o_capsum = o["capture_card"], o["capture_selected"], o["capture_sum"]
+        self._o_cdeck, self._o_played, self._o_stock = o["chuche_deck"], o["chuche_played"], o["stock_size"]
+        self._o_turn = o["turn_player"]
+        self._o_priv = private_offset(L, 0)
+        self._scratch = np.random.Generator(np.random.PCG64(0))
+        self._seats_after = [[(t + j) % n for j in range(1, n)] + [t] for t in range(n)]
+
+    # ------------------------------------------------------------------ setup
+    def new_state(self, rng: np.random.Generator) -> ChucheState:
+        n = self.num_players
+        extra = rng.permutation(NUM_COLOURS - 1)[:self.num_colours - 1].tolist()
+        colours = (0, *sorted(c + 1 for c in extra))
+        back = [0] * (NUM_COLOURS * PER_COLOUR)
+        backs = rng.permuted(np.tile(BACKS_PER_COLOUR, (len(colours), 1)), axis=1).tolist()
+        for col, row in zip(colours, backs, strict=True):     # each colour's backs, shuffled
+            back[col * PER_COLOUR:(col + 1) * PER_COLOUR] = row
+        in_play = tuple(col * PER_COLOUR + j for col in colours for j in range(PER_COLOUR))
+        s = ChucheState(
+            colours, in_play, tuple(back),
+            [[] for _ in range(n)], [], [], [-1] * len(back), [[] for _ in range(n)], [], [],
+            [[0] * 5 for _ in range(n)], [[0] * 5 for _ in range(n)],
+            0, 0, MAIN, False, -1, [], 0, [], CONT_MAIN, 0,
+            [0] * n, 0, 0, 0, False, [0.0] * n,
+            int(rng.integers(2**63)), 0, 0, array('f'))
+        self._deal(s)
+        return s
+
+    def _deal(self, s: ChucheState) -> None:
+        """A new round: shuffle the same cards (backs stay), deal 3 each and 3 to the table."""
+        n = self.num_players
+        chance = self._chance(s)
+        deck = [s.in_play[i] for i in chance.permutation(len(s.in_play)).tolist()]
+        s.hands = [sorted(deck[3 * p:3 * p + 3]) for p in range(n)]
+        s.table = deck[3 * n:3 * n + 3]
+        s.stock = deck[3 * n + 3:]
+        s.owner = [-1] * len(s.back)
+        s.piles = [[] for _ in range(n)]
+        s.discard = []
+        s.chuche_deck = chance.permutation(_CHUCHE_DECK).tolist()
+        s.held = [[0] * 5 for _ in range(n)]
+        s.used = [[0] * 5 for _ in range(n)]
+        s.cap_card, s.cap_sel, s.cap_sum, s.queue, s.bomba_hits = -1, [], 0, [], 0
+        s.round_decisions = 0
+        s.turn = s.actor = s.rounds_played % n       # the first seat rotates each round
+        s.phase, s.chuche_played = MAIN, False
+        s.nfree = len(s.table)
+        s.pub = public_vector(self, s)
+        self._start_turn(s, s.turn)
+
+    # ------------------------------------------------------------ protocol
+    def target(self, s: ChucheState) -> int:
+        return s.back[s.stock[-1]] if s.stock else LAST_TARGET
+
+    def current_player(self, s: ChucheState) -> int:
+        return -1 if s.over else s.actor
+
+    def is_over(self, s: ChucheState) -> bool:
+        return s.over
+
+    def returns(self, s: ChucheState) -> np.ndarray:
+        return np.array(s.rets, dtype=np.float64)
+
+    def observe(self, s: ChucheState, player: int) -> np.ndarray:
+        return np.frombuffer(s.pub, np.float32)[self._rot[player]]
+
+    def _chance(self, s: ChucheState) -> np.random.Generator:
+        """The generator of the next chance event, from the hidden seed and a counter.
+
+        Not a live Generator in the state: states stay cheap to copy and pickle
+        (search copies a lot); the game's scratch Generator is re-seeded instead.
+        """
+        s.draws += 1
+        self._scratch.bit_generator.state = pcg64_state(s.seed, s.draws)
+        return self._scratch
+
+    def has_hidden(self, s: ChucheState, player: int) -> bool:
+        return not s.over   # the in-state generator (future deals, Roubar) is always hidden
+
+    # ---------------------------------------------------------- legal mask
+    def legal_mask(self, s: ChucheState) -> np.ndarray:
+        m = bytearray(NUM_ACTIONS)    # item writes on a bytearray are cheap; one view at the end
+        if s.over:
+            return np.frombuffer(m, np.int8)
+        p, ph, owner = s.actor, s.phase, s.owner
+        if ph == MAIN:
+            hand = s.hands[p]
+            r = 1                     # bit x: some of the player's table cards sum to x
+            for c in s.table:
+                o = owner[c]
+                if o < 0 or o == p:
+                    r |= r << FRONT[c]
+            t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
+            played = s.chuche_played
+            held = s.held[p]
+            cor = held[CORINGA] and not played
+            exact = False
+            for i, c in enumerate(hand):
+                d = t - FRONT[c]
+                if d >= 1 and r >> d & 1:
+                    m[A_CAPTURE + i] = 1
+                    exact = True
+                elif cor and ((d >= 2 and r >> (d - 1) & 1) or (d >= 0 and r >> (d + 1) & 1)):
+                    m[A_CAPTURE + i] = 1
+            if not exact or self.free_place:
+                m[A_PLACE:A_PLACE + len(hand)] = _ONES[:len(hand)]
+            if not played:
+                if held[BLOQUEIO] and s.nfree:
+                    for c in s.table:
+                        if owner[c] < 0:
+                            m[A_BLOCK + KIND[c]] = 1
+                if held[ESCUDO] and s.nfree < len(s.table):
+                    for c in s.table:
+                        if owner[c] >= 0 and owner[c] != p:
+                            m[A_UNBLOCK + KIND[c]] = 1
+                if held[ROUBAR]:
+                    n = self.num_players
+                    for j in range(1, n):
+                        if s.hands[(p + j) % n]:
+                            m[A_ROUBAR + j - 1] = 1
+                if held[BOMBA]:
+                    m[A_BOMBA] = 1
+        elif ph == CAPTURE:
+            usable = []
+            cnt = [0, 0, 0, 0, 0, 0]
+            for c in s.table:
+                o = owner[c]
+                if o < 0 or o == p:
+                    usable.append(c)
+                    v = FRONT[c] - 1
+                    if cnt[v] < VALUE_CAP[v]:
+                        cnt[v] += 1
+            others = table_sums(tuple(cnt))[1]
+            t, total = (s.back[s.stock[-1]] if s.stock else LAST_TARGET), s.cap_sum
+            goals = (t - 1, t, t + 1) if s.held[p][CORINGA] and not s.chuche_played else (t,)
+            ok = 0                    # bit v: a card of value v can still complete the target
+            for v in range(1, 7):
+                if cnt[v - 1]:
+                    r = others[v - 1]
+                    for g in goals:
+                        d = g - total - v
+                        if d >= 0 and r >> d & 1:
+                            ok |= 1 << v
+                            break
+            if ok:
+                for c in usable:
+                    if ok >> FRONT[c] & 1:
+                        m[A_ADD + KIND[c]] = 1
+            if s.cap_sel:
+                if total == t:
+                    m[A_COMMIT] = 1
+                elif (total == t - 1 or total == t + 1) and len(goals) == 3:
+                    m[A_COMMIT_CORINGA] = 1
+        elif ph == BLOQ_WINDOW:
+            m[A_PASS] = 1
+            for c in s.table:
+                if owner[c] < 0:
+                    m[A_BLOCK + KIND[c]] = 1
+        elif ph == ROUBAR_WINDOW:
+            m[A_ESCUDO] = m[A_PASS] = 1
+        else:  # BOMBA_ROUND
+            k = len(s.hands[p])
+            m[A_PLACE:A_PLACE + k] = _ONES[:k]
+            if s.held[p][ESCUDO]:
+                m[A_ESCUDO] = 1
+        return np.frombuffer(m, np.int8)
+
+    # -------------------------------------------------- public-part mutators
+    def _hand_add(self, s: ChucheState, p: int, c: int, write: bool = True) -> None:
+        insort(s.hands[p], c)
+        s.pub[self._o_hsize + p] += 1
+        s.pub[self._o_hbacks + 5 * p + s.back[c] - 6] += 1
+        if write:
+            self._write_hand(s, p)
+
+    def _write_hand(self, s: ChucheState, p: int) -> None:
+        """Rewrite seat p's private hand block (slots shift: the hand is sorted)."""
+        pub, back = s.pub, s.back
+        o = self._o_priv + 3 * CARD_ROW * p
+        hand = s.hands[p]
+        for c in hand:
+            pub[o:o + CARD_ROW] = _ROW_F[5 * c + back[c] - 6]
+            o += CARD_ROW
+        if len(hand) < 3:
+            pub[o:o + (3 - len(hand)) * CARD_ROW] = _ZERO_ROWS[len(hand)]
+
+    def _hand_remove(self, s: ChucheState, p: int, c: int) -> None:
+        s.hands[p].remove(c)
+        s.pub[self._o_hsize + p] -= 1
+        s.pub[self._o_hbacks + 5 * p + s.back[c] - 6] -= 1
+        self._write_hand(s, p)
+
+    def _table_add(self, s: ChucheState, c: int) -> None:
+        s.table.append(c)
+        s.nfree += 1
+        s.pub[self._o_table + KIND[c]] += 1
+
+    def _table_take(self, s: ChucheState, c: int) -> None:
+        s.table.remove(c)
+        o = s.owner[c]
+        if o < 0:
+            s.nfree -= 1
+            s.pub[self._o_table + KIND[c]] -= 1
+        else:
+            s.pub[self._o_blocked + NUM_KINDS * o + KIND[c]] -= 1
+            s.owner[c] = -1
+
+    def _set_owner(self, s: ChucheState, c: int, p: int) -> None:
+        o = s.owner[c]
+        if o < 0:
+            s.nfree -= 1
+            s.pub[self._o_table + KIND[c]] -= 1
+        else:
+            s.pub[self._o_blocked + NUM_KINDS * o + KIND[c]] -= 1
+        s.owner[c] = p
+        if p < 0:
+            s.nfree += 1
+            s.pub[self._o_table + KIND[c]] += 1
+        else:
+            s.pub[self._o_blocked + NUM_KINDS * p + KIND[c]] += 1
+
+    def _to_pile(self, s: ChucheState, p: int, c: int) -> None:
+        s.piles[p].append(c)
+        s.pub[self._o_captured + 4 * p + SCORE_KIND[c]] += 1
+        s.pub[self._o_gone + KIND[c]] += 1
+        s.pub[self._o_rpoints + p] += POINTS[c]
+
+    def _won(self, s: ChucheState, p: int) -> int:
+        return sum(s.held[p]) + sum(s.used[p])
+
+    def _chuche_win(self, s: ChucheState, p: int) -> None:
+        before = self._won(s, p)
+        t = s.chuche_deck.pop()
+        s.held[p][t] += 1
+        s.pub[self._o_held + 5 * p + t] += 1
+        s.pub[self._o_won + p] += 1
+        s.pub[self._o_cdeck] -= 1
+        s.pub[self._o_rpoints + p] += chuche_points(before + 1) - chuche_points(before)
+
+    def _chuche_use(self, s: ChucheState, p: int, t: int) -> None:
+        s.held[p][t] -= 1
+        s.used[p][t] += 1
+        s.pub[self._o_held + 5 * p + t] -= 1
+
+    def _set_phase(self, s: ChucheState, phase: int) -> None:
+        if phase == s.phase:
+            return
+        s.pub[self._o_phase + s.phase] = 0
+        s.phase = phase
+        s.pub[self._o_phase + phase] = 1
+
+    def _set_played(self, s: ChucheState, v: bool) -> None:
+        if v == s.chuche_played:
+            return
+        s.chuche_played = v
+        s.pub[self._o_played] = v
+
+    def _sync_stock(self, s: ChucheState) -> None:
+        o = self._o_target
+        s.pub[o:o + 5] = _ZERO5
+        s.pub[o + self.target(s) - 6] = 1
+        s.pub[self._o_stock] = len(s.stock)
+
+    # ---------------------------------------------------------- transitions
+    def apply(self, s: ChucheState, a: int):
+        s.decisions += 1
+        s.round_decisions += 1
+        p, ph = s.actor, s.phase
+        if ph == MAIN:
+            if a < A_PLACE:
+                self._start_capture(s, p, s.hands[p][a - A_CAPTURE])
+            elif a < A_ADD:
+                c = s.hands[p][a - A_PLACE]
+                self._hand_remove(s, p, c)
+                self._table_add(s, c)
+                self._open_window(s, CONT_END)
+            elif A_BLOCK <= a < A_UNBLOCK:
+                self._chuche_use(s, p, BLOQUEIO)
+                self._set_played(s, True)
+                self._block(s, p, a - A_BLOCK)
+            elif a < A_ROUBAR:
+                self._chuche_use(s, p, ESCUDO)
+                self._set_played(s, True)
+                k = a - A_UNBLOCK
+                c = next(c for c in s.table if KIND[c] == k and s.owner[c] >= 0 and s.owner[c] != p)
+                self._set_owner(s, c, -1)
+            elif a < A_BOMBA:
+                self._chuche_use(s, p, ROUBAR)
+                self._set_played(s, True)
+                victim = (p + a - A_ROUBAR + 1) % self.num_players
+                if s.held[victim][ESCUDO]:
+                    s.queue = [victim]
+                    s.actor = victim
+                    self._set_phase(s, ROUBAR_WINDOW)
+                else:
+                    self._steal(s, victim)
+            else:  # Bomba
+                self._chuche_use(s, p, BOMBA)
+                self._set_played(s, True)
+                s.queue = [q for q in self._seats_after[p] if s.hands[q]]
+                s.bomba_hits = 0
+                s.actor = s.queue[0]
+                self._set_phase(s, BOMBA_ROUND)
+        elif ph == CAPTURE:
+            if a < A_COMMIT:
+                k = a - A_ADD
+                c = next((c for c in s.table if KIND[c] == k and s.owner[c] < 0), -1)
+                if c < 0:
+                    c = next(c for c in s.table if KIND[c] == k and s.owner[c] == p)
+                self._table_take(s, c)
+                s.cap_sel.append(c)
+                s.cap_sum += FRONT[c]
+                s.pub[self._o_capsel + k] += 1
+                s.pub[self._o_capsum] = s.cap_sum
+            else:
+                self._commit(s, p, a == A_COMMIT_CORINGA)
+        elif ph == BLOQ_WINDOW:
+            if a != A_PASS:
+                self._chuche_use(s, p, BLOQUEIO)
+                self._block(s, p, a - A_BLOCK)
+            s.queue.pop(0)
+            self._next_in_window(s)
+        elif ph == ROUBAR_WINDOW:
+            s.queue = []
+            if a == A_ESCUDO:
+                self._chuche_use(s, p, ESCUDO)
+                s.actor = s.turn
+                self._set_phase(s, MAIN)
+            else:
+                self._steal(s, p)
+        else:  # BOMBA_ROUND
+            if a == A_ESCUDO:
+                self._chuche_use(s, p, ESCUDO)
+            else:
+                c = s.hands[p][a - A_PLACE]
+                self._hand_remove(s, p, c)
+                self._table_add(s, c)
+                s.bomba_hits += 1
+            s.queue.pop(0)
+            if s.queue:
+                s.actor = s.queue[0]
+            elif s.bomba_hits:
+                self._open_window(s, CONT_MAIN)
+            else:
+                self._continue(s, CONT_MAIN)
+        return s.rets if s.over else None
+
+    def _block(self, s: ChucheState, p: int, k: int) -> None:
+        c = next(c for c in s.table if KIND[c] == k and s.owner[c] < 0)
+        self._set_owner(s, c, p)
+
+    def _start_capture(self, s: ChucheState, p: int, c: int) -> None:
+        self._hand_remove(s, p, c)
+        s.cap_card, s.cap_sel, s.cap_sum = c, [], FRONT[c]
+        o = self._o_capcard
+        s.pub[o:o + CARD_ROW] = _ROW_F[5 * c + s.back[c] - 6]
+        s.pub[self._o_capsum] = s.cap_sum
+        self._set_phase(s, CAPTURE)
+
+    def _commit(self, s: ChucheState, p: int, coringa: bool) -> None:
+        pub, o = s.pub, self._o_capsel
+        self._to_pile(s, p, s.cap_card)
+        for c in s.cap_sel:
+            self._to_pile(s, p, c)
+            pub[o + KIND[c]] = 0
+        s.cap_card, s.cap_sel, s.cap_sum = -1, [], 0
+        o = self._o_capcard
+        pub[o:o + CARD_ROW] = _ZERO_ROW
+        pub[self._o_capsum] = 0
+        if coringa:
+            self._chuche_use(s, p, CORINGA)
+            self._set_played(s, True)
+        # CHUCHE! no unblocked card left on the table: win the top Chuche card.
+        if s.chuche_deck and not s.nfree:
+            self._chuche_win(s, p)
+        self._end_turn(s)
+
+    def _steal(self, s: ChucheState, victim: int) -> None:
+        hand = s.hands[victim]
+        c = hand[int(self._chance(s).integers(len(hand)))]
+        self._hand_remove(s, victim, c)
+        self._table_add(s, c)
+        self._open_window(s, CONT_MAIN)
+
+    def _open_window(self, s: ChucheState, cont: int) -> None:
+        """Cards reached the table: ask each Bloqueio holder, nearest next turn first."""
+        if s.nfree:
+            queue = [q for q in self._seats_after[s.turn] if s.held[q][BLOQUEIO]]
+            if queue:
+                s.queue, s.cont, s.actor = queue, cont, queue[0]
+                self._set_phase(s, BLOQ_WINDOW)
+                return
+        self._continue(s, cont)
+
+    def _next_in_window(self, s: ChucheState) -> None:
+        if s.queue and s.nfree:
+            s.actor = s.queue[0]
+        else:
+            s.queue = []
+            self._continue(s, s.cont)
+
+    def _continue(self, s: ChucheState, cont: int) -> None:
+        if cont == CONT_MAIN and s.hands[s.turn]:
+            s.actor = s.turn
+            self._set_phase(s, MAIN)
+        else:
+            self._end_turn(s)
+
+    def _refill(self, s: ChucheState, p: int) -> None:
+        if s.stock and len(s.hands[p]) < 3:
+            while s.stock and len(s.hands[p]) < 3:
+                self._hand_add(s, p, s.stock.pop(), write=False)
+            self._write_hand(s, p)
+            self._sync_stock(s)
+
+    def _end_turn(self, s: ChucheState) -> None:
+        self._refill(s, s.turn)
+        self._start_turn(s, (s.turn + 1) % self.num_players)
+
+    def _start_turn(self, s: ChucheState, p: int) -> None:
+        n = self.num_players
+        while True:
+            if not s.stock and not any(s.hands):
+                self._end_round(s)
+                return
+            if p != s.turn:
+                s.pub[self._o_turn + s.turn] = 0
+                s.turn = p
+                s.pub[self._o_turn + p] = 1
+            self._set_played(s, False)
+            if s.hands[p]:
+                s.actor = p
+                self._set_phase(s, MAIN)
+                return
+            self._refill(s, p)        # an empty hand passes the turn and draws at its end
+            p = (p + 1) % n
+
+    def _end_round(self, s: ChucheState) -> None:
+        n = self.num_players
+        for c in s.table[:]:
+            o = s.owner[c]
+            self._table_take(s, c)
+            if o >= 0:
+                self._to_pile(s, o, c)       # still blocked: scores for its owner
+            else:
+                s.discard.append(c)
+        points = [sum(POINTS[c] for c in s.piles[p]) + chuche_points(self._won(s, p)) for p in range(n)]
+        for p in range(n):
+            s.scores[p] += points[p]
+        s.rounds_played += 1
+        if self.config.scope == "round":
+            self._finish(s, points)
+            return
+        best = max(s.scores)
+        if (best >= self.goal and s.scores.count(best) == 1) or s.rounds_played >= self.max_rounds:
+            self._finish(s, s.scores)
+        else:
+            self._deal(s)
+
+    def _finish(self, s: ChucheState, totals: list[int]) -> None:
+        """Zero-sum result: the top total shares +1, the others share -1."""
+        n, best = self.num_players, max(totals)
+        w = totals.count(best)
+        s.rets = [0.0] * n if w == n else [1.0 / w if x == best else -1.0 / (n - w) for x in totals]
+        s.over = True
+        s.actor = -1
+        o = self._o
+        for p in range(n):
+            s.pub[o["scores"] + p] = s.scores[p]
+        s.pub[o["rounds_played"]] = s.rounds_played
+
+    # ------------------------------------- views, hidden information, checks (views.py)
+    def describe_action(self, s: ChucheState, action: int) -> str:
+        return views.describe_action(self, s, action)
+
+    def render_text(self, s: ChucheState, player: int | None = None) -> str:
+        return views.render_text(self, s, player)
+
+    def resample_hidden(self, s: ChucheState, player: int, rng: np.random.Generator) -> ChucheState:
+        return views.resample_hidden(self, s, player, rng)
+
+    def reference_legal_mask(self, s: ChucheState) -> np.ndarray:
+        return views.reference_legal_mask(self, s)
+
+    def check_invariants(self, s: ChucheState) -> None:
+        views.check_invariants(self, s)
+
+
+__all__ = ["ChucheGame", "ChucheState", "Config", "ENV_ID", "NUM_ACTIONS"]

@@ -1,0 +1,265 @@
+"""Chuche: action descriptions, text rendering, hidden-information resampling,
+the reference (slow, obviously correct) legal mask and the state invariants.
+
+Functions take the game and a state; ``ChucheGame`` exposes them as methods.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from baralho.envs.chuche.actions import (
+    A_ADD,
+    A_BLOCK,
+    A_BOMBA,
+    A_CAPTURE,
+    A_COMMIT,
+    A_COMMIT_CORINGA,
+    A_ESCUDO,
+    A_PASS,
+    A_PLACE,
+    A_ROUBAR,
+    A_UNBLOCK,
+    NUM_ACTIONS,
+)
+from baralho.envs.chuche.cards import (
+    BLOQUEIO,
+    BOMBA,
+    CHUCHE_COUNTS,
+    CHUCHE_NAMES,
+    CORINGA,
+    ESCUDO,
+    FRONT,
+    KIND,
+    KIND_FRONT,
+    NUM_KINDS,
+    POINTS,
+    ROUBAR,
+    card_name,
+    chuche_points,
+    kind_name,
+)
+from baralho.envs.chuche.observation import (
+    BLOQ_WINDOW,
+    BOMBA_ROUND,
+    CAPTURE,
+    MAIN,
+    PHASES,
+    ROUBAR_WINDOW,
+    public_vector,
+)
+
+
+# ------------------------------------------------------------------ describe
+def describe_action(game, s, a: int) -> str:
+    p = s.actor
+    hand = s.hands[p] if p >= 0 else []
+
+    def slot(i: int) -> str:
+        return card_name(hand[i]) if i < len(hand) else f"slot {i} (empty)"
+
+    if a < A_PLACE:
+        return f"capture with {slot(a - A_CAPTURE)}"
+    if a < A_ADD:
+        return ("Bomba: place " if s.phase == BOMBA_ROUND else "place ") + slot(a - A_PLACE)
+    if a < A_COMMIT:
+        return f"add {kind_name(a - A_ADD)} to the capture"
+    if a in (A_COMMIT, A_COMMIT_CORINGA):
+        parts = " + ".join(card_name(c) for c in ([s.cap_card] if s.cap_card >= 0 else []) + s.cap_sel)
+        extra = ""
+        if a == A_COMMIT_CORINGA:
+            extra = " with Coringa " + ("+1" if s.cap_sum < game.target(s) else "-1")
+        return f"commit {parts or '(nothing)'} = {s.cap_sum}{extra}"
+    if a < A_UNBLOCK:
+        return f"Bloqueio on {kind_name(a - A_BLOCK)}"
+    if a < A_ROUBAR:
+        return f"Escudo: unblock {kind_name(a - A_UNBLOCK)}"
+    if a < A_BOMBA:
+        j = a - A_ROUBAR + 1
+        return f"Roubar from player_{(p + j) % game.num_players} ({j} seat(s) on)"
+    if a == A_BOMBA:
+        return "Bomba"
+    if a == A_ESCUDO:
+        return "Escudo (defend)"
+    if a == A_PASS:
+        return "pass"
+    return f"action {a} (out of range)"
+
+
+# -------------------------------------------------------------------- render
+def render_text(game, s, player: int | None = None) -> str:
+    n = game.num_players
+    who = "omniscient" if player is None else f"player_{player}'s view"
+    lines = [f"Chuche ({who}) round {s.rounds_played + 1}, scores {s.scores} (goal {game.goal})"
+             + (" - OVER" if s.over else ""),
+             f"target {game.target(s)}  stock {len(s.stock)}  Chuche deck {len(s.chuche_deck)}"]
+    if player is None:
+        lines.append("stock (top last): " + " ".join(f"{card_name(c)}/{s.back[c]}" for c in s.stock))
+    table = [card_name(c) + (f"[P{s.owner[c]}]" if s.owner[c] >= 0 else "") for c in s.table]
+    lines.append("table: " + (" ".join(table) or "(empty)"))
+    if s.cap_card >= 0:
+        lines.append(f"capture: {card_name(s.cap_card)} + "
+                     f"{' + '.join(card_name(c) for c in s.cap_sel) or '...'} = {s.cap_sum}")
+    for q in range(n):
+        if player is None or q == player:
+            hand = " ".join(f"{card_name(c)}/{s.back[c]}" for c in s.hands[q])
+        else:
+            hand = "backs " + " ".join(str(s.back[c]) for c in sorted(s.hands[q], key=lambda c: s.back[c]))
+        held = ", ".join(f"{CHUCHE_NAMES[t]}x{k}" for t, k in enumerate(s.held[q]) if k)
+        won = sum(s.held[q]) + sum(s.used[q])
+        pts = sum(POINTS[c] for c in s.piles[q]) + chuche_points(won)
+        mark = "*" if q == s.turn else " "
+        lines.append(f"{mark}P{q}: hand [{hand}]  captured {len(s.piles[q])} ({pts} pts)"
+                     f"  Chuche won {won}{': ' + held if held else ''}")
+    if not s.over:
+        lines.append(f"phase: {PHASES[s.phase]}, to act: player_{s.actor}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------- hidden information
+def resample_hidden(game, s, player: int, rng: np.random.Generator):
+    """Redraw what ``player`` cannot see: the fronts of the other hands (their
+    backs are public), the stock order (its top back is public: the target), the
+    Chuche deck order and the in-state generator. The card being captured is
+    face up and stays."""
+    t = s.copy()
+    if s.over:
+        return t
+    n = game.num_players
+    others = [q for q in range(n) if q != player]
+    # Canonical pool (sorted), so that the draw depends only on what the player knows.
+    pool: dict[int, list[int]] = {}
+    for c in sorted([c for q in others for c in s.hands[q]] + s.stock):
+        pool.setdefault(s.back[c], []).append(c)
+    for b in sorted(pool):
+        rng.shuffle(pool[b])
+    for q in others:
+        t.hands[q] = sorted(pool[b].pop() for b in sorted(s.back[c] for c in s.hands[q]))
+        game._write_hand(t, q)
+    top = [pool[game.target(s)].pop()] if s.stock else []
+    rest = sorted(c for cards in pool.values() for c in cards)
+    rng.shuffle(rest)
+    t.stock = rest + top
+    t.chuche_deck = sorted(t.chuche_deck)
+    rng.shuffle(t.chuche_deck)
+    t.seed, t.draws = int(rng.integers(2**63)), 0
+    return t
+
+
+# ------------------------------------------------------- reference legal mask
+def _sub_multisets(kinds: Counter, limit: int):
+    """Every non-empty sub-multiset of table kinds with sum <= limit: (chosen kinds, sum)."""
+    items = sorted(kinds.items())
+
+    def rec(i: int, chosen: list[int], total: int):
+        if i == len(items):
+            if chosen:
+                yield chosen, total
+            return
+        k, cnt = items[i]
+        for take in range(cnt + 1):
+            t = total + take * KIND_FRONT[k]
+            if t > limit:
+                break
+            yield from rec(i + 1, chosen + [k] * take, t)
+
+    yield from rec(0, [], 0)
+
+
+def reference_legal_mask(game, s) -> np.ndarray:
+    m = np.zeros(NUM_ACTIONS, np.int8)
+    if s.over:
+        return m
+    p, n, T = s.actor, game.num_players, game.target(s)
+    usable = Counter(KIND[c] for c in s.table if s.owner[c] in (-1, p))
+    free = {KIND[c] for c in s.table if s.owner[c] == -1}
+    coringa = s.held[p][CORINGA] > 0 and not s.chuche_played
+    if s.phase == MAIN:
+        hand = s.hands[p]
+        any_exact = False
+        sums = {tot for _, tot in _sub_multisets(usable, 20)}
+        for i, c in enumerate(hand):
+            exact = T - FRONT[c] in sums
+            any_exact |= exact
+            if exact or (coringa and (T - 1 - FRONT[c] in sums or T + 1 - FRONT[c] in sums)):
+                m[A_CAPTURE + i] = 1
+        if game.free_place or not any_exact:
+            for i in range(len(hand)):
+                m[A_PLACE + i] = 1
+        if not s.chuche_played:
+            for k in range(NUM_KINDS):
+                if s.held[p][BLOQUEIO] and k in free:
+                    m[A_BLOCK + k] = 1
+                if s.held[p][ESCUDO] and any(KIND[c] == k and s.owner[c] not in (-1, p) for c in s.table):
+                    m[A_UNBLOCK + k] = 1
+            for j in range(1, n):
+                if s.held[p][ROUBAR] and s.hands[(p + j) % n]:
+                    m[A_ROUBAR + j - 1] = 1
+            if s.held[p][BOMBA]:
+                m[A_BOMBA] = 1
+    elif s.phase == CAPTURE:
+        goals = {T - 1, T, T + 1} if coringa else {T}
+        for chosen, tot in _sub_multisets(usable, 20):
+            if s.cap_sum + tot in goals:
+                for k in chosen:
+                    m[A_ADD + k] = 1
+        if s.cap_sel and s.cap_sum == T:
+            m[A_COMMIT] = 1
+        if s.cap_sel and coringa and abs(s.cap_sum - T) == 1:
+            m[A_COMMIT_CORINGA] = 1
+    elif s.phase == BLOQ_WINDOW:
+        m[A_PASS] = 1
+        for k in free:
+            m[A_BLOCK + k] = 1
+    elif s.phase == ROUBAR_WINDOW:
+        m[A_ESCUDO] = m[A_PASS] = 1
+    elif s.phase == BOMBA_ROUND:
+        for i in range(len(s.hands[p])):
+            m[A_PLACE + i] = 1
+        if s.held[p][ESCUDO]:
+            m[A_ESCUDO] = 1
+    return m
+
+
+# ---------------------------------------------------------------- invariants
+def check_invariants(game, s) -> None:
+    n = game.num_players
+    places = [c for h in s.hands for c in h] + s.stock + s.table + [c for pl in s.piles for c in pl] \
+        + s.discard + s.cap_sel + ([s.cap_card] if s.cap_card >= 0 else [])
+    assert sorted(places) == sorted(s.in_play), "every card of the deck in exactly one place"
+    assert len(s.in_play) == game.num_cards
+    assert all(len(h) <= 3 for h in s.hands), "hands hold at most 3 cards"
+    assert all(h == sorted(h) for h in s.hands), "hands are kept sorted"
+    assert min(s.owner) >= -1 and max(s.owner) < n, "blocking owner is a seat"
+    assert len(s.owner) - s.owner.count(-1) == len(s.table) - s.nfree, \
+        "only table cards are blocked"
+    held, used = [sum(col) for col in zip(*s.held, strict=True)], [sum(col) for col in zip(*s.used, strict=True)]
+    for t, k in enumerate(CHUCHE_COUNTS):
+        assert s.chuche_deck.count(t) + held[t] + used[t] == k, f"every {CHUCHE_NAMES[t]} card in one place"
+    assert min(min(h) for h in s.held) >= 0 and min(min(u) for u in s.used) >= 0
+    assert (s.cap_card >= 0) == (s.phase == CAPTURE) or s.over, "a capture is built only in its phase"
+    if s.cap_card >= 0:
+        assert s.cap_sum == FRONT[s.cap_card] + sum(FRONT[c] for c in s.cap_sel)
+    assert 0 <= s.rounds_played <= game.max_rounds
+    assert all(x >= 0 for x in s.scores)
+    assert 0 <= s.decisions <= game.max_decisions, "episode bound"
+    assert 0 <= s.round_decisions <= game.round_bound, "round bound"
+    if s.over:
+        assert s.actor == -1 and abs(sum(s.rets)) < 1e-9, "zero-sum result"
+    else:
+        assert 0 <= s.actor < n and 0 <= s.turn < n
+        if s.phase in (MAIN, CAPTURE):
+            assert s.actor == s.turn
+        if s.phase == MAIN:
+            assert s.hands[s.turn], "the turn player holds a card"
+        if s.phase in (BLOQ_WINDOW, ROUBAR_WINDOW, BOMBA_ROUND):
+            assert s.queue and s.queue[0] == s.actor, "the asked seat heads the window's queue"
+        if s.phase == BLOQ_WINDOW:
+            assert s.held[s.actor][BLOQUEIO] > 0, "only holders are asked"
+        if s.phase == ROUBAR_WINDOW:
+            assert s.held[s.actor][ESCUDO] > 0 and s.chuche_played
+    assert s.nfree == sum(1 for c in s.table if s.owner[c] < 0)
+    assert s.pub == public_vector(game, s), \
+        "incremental public observation is exact"
