@@ -18,6 +18,7 @@ HEURISTICS: dict[str, str] = {
     "rodizio_v0": "baralho.envs.rodizio.heuristic:RodizioHeuristic",
     "chuche_v0": "baralho.envs.chuche.heuristic:ChucheHeuristic",
     "roda_de_samba_v0": "baralho.envs.roda_de_samba.heuristic:RodaDeSambaHeuristic",
+    "scala40_v0": "baralho.envs.scala40.heuristic:Scala40Heuristic",
 }
 
 __all__ = ["Agent", "HEURISTICS", "ISMCTSAgent", "RandomAgent", "bind_if_needed", "make_agent"]

@@ -13,6 +13,7 @@ _MODULES: dict[str, str] = {
     "rodizio_v0": "baralho.envs.rodizio_v0",
     "chuche_v0": "baralho.envs.chuche_v0",
     "roda_de_samba_v0": "baralho.envs.roda_de_samba_v0",
+    "scala40_v0": "baralho.envs.scala40_v0",
 }
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)
 

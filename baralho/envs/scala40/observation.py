@@ -1,0 +1,175 @@
+"""The Scala 40 observation: a seat-relative flat vector with named slices.
+
+Everything here is public or the observer's own: its hand, the meld being
+built, every table meld with its joker's stand-in, the discard pile (top,
+counts by kind and the last ``RECENT`` cards in order), stock size, each
+player's hand size, opened flag, penalty total, elimination, and the cards
+each player is publicly known to hold (taken from the discard pile, taken from
+the table by a joker swap, or taken back by an undo) and still holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from baralho.core.spaces import ObsLayout
+from baralho.envs.scala40.actions import MAX_MELDS
+from baralho.envs.scala40.melds import NUM_KINDS, RUN
+
+OVER = 2  # the engine's phase code for a finished game (rules.OVER)
+
+RECENT = 16          # discard pile cards shown in order (top first)
+MELD_COLS = 39       # columns of one meld row (see layout doc)
+DECK_MAX = 108.0
+
+
+def build_layout(n: int) -> ObsLayout:
+    # Field order groups what the engine keeps as ready-made arrays: the observer's
+    # hand row, then scalars of the turn, then the public table block (melds and
+    # discard pile, one copy), then per-player rows in seat-relative order.
+    lay = ObsLayout()
+    lay.add("hand", 52, high=2, doc="own hand: count of each card kind (suit·13 + rank, ace = 0)")
+    lay.add("hand_jokers", 1, high=4, doc="own jokers in hand")
+    lay.add("building", NUM_KINDS, high=2, doc="cards in the meld being built (public), by kind")
+    lay.add("to_act", n, doc="seat acting now (one-hot, relative: 0 = you)")
+    lay.add("phase", 2, doc="acting player's phase: [draw, play]")
+    lay.add("turn", 6, high=2, doc="[closing allowed (first round over), actor had opened before this turn, "
+            "actor opened this turn, undo available, staged value / 100, actor took the discard]")
+    lay.add("obligation", NUM_KINDS, doc="card kind the actor must still meld this turn (taken discard)")
+    lay.add("progress", 3, doc="[turn of this hand / turn bound, stock turnovers / 10 (capped), "
+            "you are first to play (mão) this hand]")
+    lay.add("melds", (MAX_MELDS, MELD_COLS), doc="table melds in order; columns: [present, is run, "
+            "staged (counts only if the opening is reached), suit ♠♥♦♣ (run: its suit; set: suits shown), "
+            "positions 1–14 (run: lo..hi, 14 = ace high; set: its rank), joker stand-in suit (4), "
+            "joker stand-in position 1–14]")
+    lay.add("discard_top", NUM_KINDS, doc="top card of the discard pile (one-hot; zeros when empty)")
+    lay.add("discard_counts", NUM_KINDS, high=4, doc="every card in the discard pile, by kind")
+    lay.add("discard_recent", (RECENT, NUM_KINDS), doc=f"the last {RECENT} discard-pile cards, top first")
+    lay.add("piles", 2, doc="[stock size, discard pile size] / 108")
+    lay.add("players", (n, 4), high=5, doc="per player (relative seats): [cards in hand / 14, has opened "
+            "this hand, eliminated, match penalty total / 100 (capped at 5)]")
+    lay.add("known", (n, NUM_KINDS), high=4, doc="cards each player is publicly known to hold")
+    return lay.freeze()
+
+
+PUB_FIELDS = ("melds", "discard_top", "discard_counts", "discard_recent", "piles")
+MELD_SIZE = MAX_MELDS * MELD_COLS
+PUB_SIZE = MELD_SIZE + 3 * NUM_KINDS + RECENT * NUM_KINDS + 2
+
+
+def pile_block(pub: np.ndarray, discard: list, stock_size: int) -> None:
+    """Rewrite the discard-pile part of the public block."""
+    b = pub[MELD_SIZE:]
+    b[:] = 0.0
+    if discard:
+        b[discard[-1]] = 1.0
+        b[NUM_KINDS:2 * NUM_KINDS] = np.bincount(discard, minlength=NUM_KINDS)
+        recent = discard[:-RECENT - 1:-1]
+        b[2 * NUM_KINDS + NUM_KINDS * np.arange(len(recent)) + np.array(recent)] = 1.0
+    b[-2] = stock_size / DECK_MAX
+    b[-1] = len(discard) / DECK_MAX
+
+
+def meld_row(pub: np.ndarray, i: int, m: tuple, staged: bool) -> None:
+    """Write meld ``i``'s columns into the public block."""
+    row = pub[i * MELD_COLS:(i + 1) * MELD_COLS]
+    row[:] = 0.0
+    row[0] = 1.0
+    if m[0] == RUN:
+        _, s, lo, hi, jp = m
+        row[1] = 1.0
+        row[3 + s] = 1.0
+        row[6 + lo:7 + hi] = 1.0
+        if jp:
+            row[21 + s] = 1.0
+            row[24 + jp] = 1.0
+    else:
+        _, v, mask, _, js = m
+        for s in range(4):
+            if mask >> s & 1:
+                row[3 + s] = 1.0
+        row[6 + v] = 1.0
+        if js:
+            row[20 + js] = 1.0
+            row[24 + v] = 1.0
+    if staged:
+        row[2] = 1.0
+
+
+def fill_melds(pub: np.ndarray, melds: list, n_staged: int) -> None:
+    block = pub[:MELD_SIZE].reshape(MAX_MELDS, MELD_COLS)
+    block[:] = 0.0
+    first_staged = len(melds) - n_staged
+    for i, m in enumerate(melds):
+        meld_row(pub, i, m, i >= first_staged)
+
+
+def observe(game, s, player: int) -> np.ndarray:
+    """The flat observation of ``player`` (built from the state's ready-made pieces)."""
+    o = game._off
+    n = game.num_players
+    obs = np.zeros(game.obs_layout.size, np.float32)
+    obs[:NUM_KINDS] = s.hand_f[player]
+    for k in s.pending:
+        obs[o["building"] + k] += 1.0
+    if s.phase != OVER:
+        obs[o["to_act"] + (s.player - player) % n] = 1.0
+        obs[o["phase"] + s.phase] = 1.0
+        t = o["turn"]
+        actor_open = s.opened[s.player]
+        obs[t] = s.turn >= s.eliminated.count(False)
+        obs[t + 1] = s.was_open
+        obs[t + 2] = actor_open and not s.was_open
+        obs[t + 3] = s.undos > 0 and not actor_open
+        obs[t + 4] = s.staged_value / 100.0
+        obs[t + 5] = s.took >= 0
+        if s.obligation >= 0:
+            obs[o["obligation"] + s.obligation] = 1.0
+    g = o["progress"]
+    obs[g] = s.turn / s.turn_limit
+    obs[g + 1] = min(s.turnovers, 10) / 10.0
+    obs[g + 2] = s.first == player
+    obs[o["melds"]:o["melds"] + PUB_SIZE] = s.pub
+    obs[o["players"]:o["known"]] = s.players_f[player:player + n].ravel()
+    obs[o["known"]:] = s.known_f[player:player + n].ravel()
+    return obs
+
+def has_hidden(s, player: int) -> bool:
+    """Something is unknown to ``player``: the generator of later deals or shuffles,
+    dealt cards still in the stock, or opponents' cards not publicly known."""
+    if s.rng is not None:
+        return True
+    if s.stock_hidden and s.stock:
+        return True
+    return any(i != player and s.hand_size[i] > sum(s.known[i]) for i in range(s.num_players))
+
+def resample_hidden(game, s, player: int, rng: np.random.Generator):
+    """A state consistent with what ``player`` knows: opponents' unknown cards, the
+    stock (while it holds dealt cards) and the in-state generator are redrawn."""
+    t = s.copy()
+    n = game.num_players
+    pool: list[int] = []
+    for i in range(n):
+        if i != player:
+            pool.extend(k for k in range(NUM_KINDS) for _ in range(s.hands[i][k] - s.known[i][k]))
+    if s.stock_hidden:
+        pool.extend(s.stock)
+    pool.sort()  # canonical: the draw depends only on what the player knows
+    pool = [pool[j] for j in rng.permutation(len(pool))]
+    for i in range(n):
+        if i == player:
+            continue
+        h = t.known[i][:]
+        for k in pool[:s.hand_size[i] - sum(h)]:
+            h[k] += 1
+        del pool[:s.hand_size[i] - sum(t.known[i])]
+        t.hands[i] = h
+    if s.stock_hidden:
+        t.stock = pool
+    elif game.config.turnover == "shuffled":
+        stock = sorted(s.stock)
+        t.stock = [stock[j] for j in rng.permutation(len(stock))]
+    game._sync(t)
+    if s.rng is not None:
+        t.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+    return t

@@ -1,0 +1,228 @@
+"""A slow, independent legal mask for Scala 40 (the conformance suite compares it
+with ``Scala40Game.legal_mask``).
+
+Instead of the window arithmetic of melds.py it enumerates, once, every meld
+that can exist (each run window and set with each joker placement: 2,665
+templates) as card-count vectors, and answers every question by brute force
+over that table: "can the built cards become a meld" is "some template lies
+between the built cards and the built cards plus the hand".
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from baralho.envs.scala40 import actions as A
+from baralho.envs.scala40.melds import (
+    JOKER,
+    NUM_KINDS,
+    OPEN_MIN,
+    POS_VALUE,
+    RUN,
+    SET,
+    SET_VALUE,
+    joker_standin,
+    kind_of,
+)
+
+
+@lru_cache(maxsize=1)
+def templates():
+    """(melds, card counts [T, 53], values [T], lengths [T]) of every possible meld."""
+    melds = []
+    for s in range(4):
+        for lo in range(1, 13):
+            for hi in range(lo + 2, 15):
+                for jp in [0, *range(lo, hi + 1)]:
+                    melds.append((RUN, s, lo, hi, jp))
+    for v in range(1, 14):
+        for mask in range(16):
+            if bin(mask).count("1") >= 3:
+                for js in [0] + [t + 1 for t in range(4) if mask >> t & 1]:
+                    melds.append((SET, v, mask, 0, js))
+    counts = np.zeros((len(melds), NUM_KINDS), np.int16)
+    values = np.zeros(len(melds), np.int32)
+    for i, m in enumerate(melds):
+        if m[0] == RUN:
+            _, s, lo, hi, jp = m
+            for p in range(lo, hi + 1):
+                counts[i, JOKER if p == jp else kind_of(s, p)] += 1
+            values[i] = sum(POS_VALUE[p] for p in range(lo, hi + 1))
+        else:
+            _, v, mask, _, js = m
+            for t in range(4):
+                if mask >> t & 1:
+                    counts[i, JOKER if t == js - 1 else t * 13 + v - 1] += 1
+            values[i] = SET_VALUE[v] * bin(mask).count("1")
+    return melds, counts, values, counts.sum(1)
+
+
+def _vec(cards) -> np.ndarray:
+    v = np.zeros(NUM_KINDS, np.int16)
+    for k in cards:
+        v[k] += 1
+    return v
+
+
+def _extends(m: tuple, t: tuple) -> bool:
+    """Template t is meld m with cards added (m's joker keeps its stand-in)."""
+    if m[0] != t[0] or m[1] != t[1]:
+        return False
+    if m[0] == RUN:
+        if not (t[2] <= m[2] and t[3] >= m[3]) or t == m:
+            return False
+        return t[4] == m[4] if m[4] else (t[4] == 0 or not m[2] <= t[4] <= m[3])
+    if (t[2] & m[2]) != m[2] or t[2] == m[2]:
+        return False
+    return t[4] == m[4] if m[4] else (t[4] == 0 or not m[2] >> (t[4] - 1) & 1)
+
+
+def _completions(game, s, pend: np.ndarray, hand: np.ndarray, room: int, opened: bool) -> bool:
+    melds, counts, _, lens = templates()
+    npend = int(pend.sum())
+    if len(s.melds) < A.MAX_MELDS:
+        ok = np.all(counts >= pend, 1) & np.all(counts <= pend + hand, 1) & (lens - npend <= room)
+        if ok.any():
+            return True
+    if opened:
+        for m in s.melds:
+            added = _added(m)
+            if len(added) and np.any(np.all(added >= pend, 1) & np.all(added <= pend + hand, 1)
+                                     & (added.sum(1) - npend <= room)):
+                return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _added(m: tuple) -> np.ndarray:
+    """[E, 53]: the cards each template extending meld ``m`` adds to it."""
+    melds, counts, _, _ = templates()
+    mc = _vec(_cards(m))
+    rows = [counts[i] - mc for i, t in enumerate(melds) if _extends(m, t)]
+    return np.array(rows, np.int16).reshape(-1, NUM_KINDS)
+
+
+def _cards(m: tuple) -> list[int]:
+    melds, counts, _, _ = templates()
+    row = counts[_index()[m]]
+    return [k for k in range(NUM_KINDS) for _ in range(int(row[k]))]
+
+
+@lru_cache(maxsize=1)
+def _index():
+    return {m: i for i, m in enumerate(templates()[0])}
+
+
+def _reach(hand: np.ndarray, pend: np.ndarray, staged: int, need: int, keep: int, can_close: bool) -> bool:
+    """Brute force: disjoint templates from hand (+ the built cards in the first one)."""
+    melds, counts, values, lens = templates()
+    avail = hand + pend
+    cand = np.flatnonzero(np.all(counts <= avail, 1))
+    total = int(avail.sum())
+
+    def ok_end(rest, value, used):
+        return used and (staged + value >= OPEN_MIN or (can_close and rest == 1))
+
+    def search(start, av, rest, value, used):
+        if ok_end(rest, value, used):
+            return True
+        for j in range(start, len(cand)):
+            i = cand[j]
+            if lens[i] > rest - keep or np.any(counts[i] > av):
+                continue
+            if search(j, av - counts[i], rest - lens[i], value + values[i], used or counts[i][need] > 0):
+                return True
+        return False
+
+    if pend.sum() == 0:
+        return search(0, avail, total, 0, need < 0)
+    for i in cand:
+        if np.all(counts[i] >= pend) and total - lens[i] >= keep:
+            used = need < 0 or counts[i][need] > 0
+            if search(0, avail - counts[i], total - lens[i], int(values[i]), used):
+                return True
+    return False
+
+
+def reference_mask(game, s) -> np.ndarray:
+    mask = np.zeros(A.NUM_ACTIONS, np.int8)
+    if game.is_over(s):
+        return mask
+    melds, counts, values, lens = templates()
+    p = s.player
+    hand = np.array(s.hands[p], np.int16)
+    hsize = int(hand.sum())
+    opened = s.opened[p]
+    can_close = s.turn >= s.eliminated.count(False)
+    keep = 1 if can_close else 2
+    ob = s.obligation
+    if s.phase == 0:
+        mask[A.DRAW_STOCK] = 1
+        if s.discard:
+            c = s.discard[-1]
+            if s.turn == 0 or (opened and game.config.taken_discard == "free"):
+                mask[A.DRAW_DISCARD] = 1
+            elif opened:
+                mask[A.DRAW_DISCARD] = _completions(game, s, _vec([c]), hand, hsize - keep, True)
+            else:
+                mask[A.DRAW_DISCARD] = _reach(hand + _vec([c]), _vec([]), 0, c, keep, can_close)
+        return mask
+    pend = _vec(s.pending)
+    guided = ob >= 0 and not opened
+    need = -1 if s.ob_used else ob
+    for k in range(NUM_KINDS):
+        if not hand[k]:
+            continue
+        if opened and ob >= 0 and not s.pending and k != ob:
+            continue
+        h2 = hand.copy()
+        h2[k] -= 1
+        p2 = pend.copy()
+        p2[k] += 1
+        if not _completions(game, s, p2, h2, hsize - 1 - keep, opened):
+            continue
+        if guided and not _reach(h2, p2, s.staged_value, need, keep, can_close):
+            continue
+        mask[A.SELECT + k] = 1
+    if s.pending:
+        if len(s.melds) < A.MAX_MELDS and hsize >= keep:
+            exact = np.flatnonzero(np.all(counts == pend, 1))
+            plain = [i for i in exact if not melds[i][4]]
+            for i in exact:
+                if melds[i][4]:
+                    m = melds[i]
+                    a = A.joker_action(*((m[1], m[4]) if m[0] == RUN else (m[4] - 1, m[1])))
+                elif i == max(plain, key=lambda j: values[j]):
+                    a = A.COMMIT
+                else:
+                    continue
+                if guided:
+                    used = s.ob_used or pend[ob] > 0
+                    if not _reach(hand, _vec([]), s.staged_value + int(values[i]), -1 if used else ob,
+                                  keep, can_close):
+                        continue
+                mask[a] = 1
+        if opened and hsize >= keep:
+            for j, m in enumerate(s.melds):
+                added = _added(m)
+                n = int(np.all(added == pend, 1).sum()) if len(added) else 0
+                mask[A.EXTEND + j] = n >= 1
+                mask[A.EXTEND_LOW + j] = n >= 2
+        if not opened and s.undos:
+            mask[A.UNDO] = 1
+        return mask
+    if opened and ob < 0:
+        for j, m in enumerate(s.melds):
+            if m[4] and hand[joker_standin(m)]:
+                mask[A.SWAP + j] = 1
+    if not opened and s.staged and s.undos:
+        mask[A.UNDO] = 1
+    for k in range(NUM_KINDS):
+        if not hand[k] or (hsize == 1 and not can_close):
+            continue
+        if ob >= 0 and not (guided and s.ob_used and hsize == 1):
+            continue
+        mask[A.DISCARD + k] = 1
+    return mask

@@ -1,0 +1,656 @@
+"""Scala 40 rules engine: one Game, one State. Pure (numpy + stdlib).
+
+The rules as implemented, with the decisions we took, are in RULES.md; the
+action ids in actions.py; meld logic and the opening solver in melds.py.
+
+A turn is a small phase machine: DRAW (stock or discard) → PLAY (build melds
+card by card, commit them, lay off, swap jokers, undo the staging) → a discard
+ends the turn. The mask only offers actions from which the turn can still end
+legally, so no sequence of actions dead-ends or loops.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from baralho.core.config import ConfigError, check_player_count
+from baralho.envs.scala40 import actions as A
+from baralho.envs.scala40.melds import (
+    JOKER,
+    NUM_KINDS,
+    OPEN_MIN,
+    RUN,
+    extend_extra,
+    extend_options,
+    hand_penalty,
+    joker_key,
+    joker_standin,
+    layoff_kinds,
+    meld_cards,
+    meld_value,
+    meldable_kinds,
+    new_meld_extra,
+    parse_group,
+    swap_joker,
+    valid_meld,
+)
+from baralho.envs.scala40.observation import (
+    MELD_SIZE,
+    PUB_SIZE,
+    RECENT,
+    build_layout,
+    fill_melds,
+    has_hidden,
+    meld_row,
+    observe,
+    pile_block,
+    resample_hidden,
+)
+from baralho.envs.scala40.render import describe, render
+from baralho.envs.scala40.solver import may_open_with, opening_reachable, opening_selects
+
+ENV_ID = "scala40_v0"
+HAND_SIZE = 13
+ELIMINATION = 100          # a total above this eliminates the player
+ROUNDS_PER_HAND = 20       # a hand lasts at most 20 turns per player; then it ends with no one closing
+# decisions in one turn: draw 1 + (13 selects + 13 commits) before an undo + undo 1
+# + (13 selects + 13 commits/lay-offs) + 14 swaps + discard 1
+MAX_TURN_DECISIONS = 1 + 26 + 1 + 26 + 14 + 1
+DRAW, PLAY, OVER = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Config:
+    num_players: int = 2
+    num_jokers: Literal[2, 4] = 2
+    scope: Literal["match", "hand"] = "match"
+    dealt_joker: Literal["take", "reshuffle"] = "take"
+    taken_discard: Literal["free", "must_use"] = "free"
+    turnover: Literal["unshuffled", "shuffled"] = "unshuffled"
+
+    def __post_init__(self):
+        check_player_count(ENV_ID, self.num_players, 2, 5)
+        if self.num_jokers not in (2, 4):
+            raise ConfigError(f"{ENV_ID}: num_jokers={self.num_jokers!r} must be 2 or 4")
+
+
+@dataclass
+class Scala40State:
+    num_players: int
+    hands: list          # per seat: count of each of the 53 kinds (free cards only)
+    hand_size: list
+    known: list          # per seat: cards publicly known to be in that hand
+    stock: list          # top = last
+    discard: list        # top = last
+    melds: list          # meld tuples (see melds.py), in the order laid
+    pending: list = field(default_factory=list)   # the meld being built (card kinds)
+    player: int = 0
+    phase: int = DRAW
+    first: int = 0       # first to play (mão) this hand
+    turn: int = 0        # index of the current turn in this hand
+    turn_limit: int = 0  # turns this hand may last (ROUNDS_PER_HAND per player dealt in)
+    opened: list = field(default_factory=list)
+    was_open: bool = False      # the actor had opened before this turn
+    staged: int = 0             # last `staged` melds are staged, not yet counted (opening not reached)
+    staged_value: int = 0
+    obligation: int = -1        # kind taken from the discard that must still be melded, or -1
+    ob_used: bool = False       # (unopened) the obligation card is in a staged meld
+    took: int = -1              # kind taken from the discard pile this turn
+    undos: int = 1
+    totals: list = field(default_factory=list)
+    eliminated: list = field(default_factory=list)
+    last_penalties: list = field(default_factory=list)
+    hands_played: int = 0
+    turnovers: int = 0
+    stock_hidden: bool = True   # stock holds dealt cards of unknown identity (no turnover yet)
+    winners: list = field(default_factory=list)
+    returns: list = field(default_factory=list)
+    rng: np.random.Generator | None = None
+    # ready-made observation pieces, kept in step with the lists above
+    hand_f: np.ndarray | None = None      # [n, 53] hands
+    # per-player rows are stored twice (rows i and i + n) so that every seat's
+    # relative view is one contiguous slice [seat : seat + n]
+    known_f: np.ndarray | None = None     # [2n, 53] known cards
+    players_f: np.ndarray | None = None   # [2n, 4] hand size / 14, opened, eliminated, penalty / 100
+    pub: np.ndarray | None = None         # melds block + discard pile block + pile sizes
+
+    def __getstate__(self) -> dict:
+        # the observation pieces are derived data: pickles stay small and fast
+        d = dict(self.__dict__)
+        for name in ("hand_f", "known_f", "players_f", "pub"):
+            d[name] = None
+        if self.rng is not None:  # a plain dict pickles far faster than a Generator
+            d["rng"] = self.rng.bit_generator.state
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        if isinstance(self.rng, dict):
+            bg = getattr(np.random, self.rng["bit_generator"])()
+            bg.state = self.rng
+            self.rng = np.random.Generator(bg)
+        self.pub = np.zeros(PUB_SIZE, np.float32)
+        Scala40Game._sync(self)
+
+    def copy(self) -> Scala40State:
+        c = _copy.copy(self)
+        c.hands = [h[:] for h in self.hands]
+        c.known = [h[:] for h in self.known]
+        for name in ("hand_size", "stock", "discard", "melds", "pending", "opened", "totals",
+                     "eliminated", "last_penalties", "winners", "returns"):
+            setattr(c, name, getattr(self, name)[:])
+        c.rng = _copy.deepcopy(self.rng)
+        c.hand_f = self.hand_f.copy()
+        c.known_f = self.known_f.copy()
+        c.players_f = self.players_f.copy()
+        c.pub = self.pub.copy()
+        return c
+
+
+class Scala40Game:
+    env_id = ENV_ID
+
+    def __init__(self, config: Config | None = None):
+        self.config = config or Config()
+        n = self.num_players = self.config.num_players
+        self.num_actions = A.NUM_ACTIONS
+        self.obs_layout = build_layout(n)
+        self.deck = [k for k in range(52)] * 2 + [JOKER] * self.config.num_jokers
+        self.match = self.config.scope == "match"
+        # hands per match: every finished hand adds >= 1 penalty point to some alive player
+        max_hands = n * (ELIMINATION + 1) if self.match else 1
+        self.max_decisions = max_hands * ROUNDS_PER_HAND * n * MAX_TURN_DECISIONS
+        self._needs_rng = self.match or self.config.turnover == "shuffled"
+        self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
+        self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
+        self._scratch = np.zeros(PUB_SIZE, np.float32)  # check_invariants' fresh table block
+        self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
+
+    # ------------------------------------------------------------------ deal
+    def new_state(self, rng: np.random.Generator) -> Scala40State:
+        n = self.num_players
+        s = Scala40State(n, [], [], [], [], [], [], opened=[False] * n, totals=[0] * n,
+                         eliminated=[False] * n, last_penalties=[0] * n, returns=[0.0] * n)
+        s.pub = np.zeros(PUB_SIZE, np.float32)
+        if self._needs_rng:
+            s.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+        self._deal(s, rng, 0)
+        return s
+
+    def _deal(self, s: Scala40State, rng: np.random.Generator, first: int) -> None:
+        n = self.num_players
+        deck = [self.deck[i] for i in rng.permutation(len(self.deck))]
+        s.hands = [[0] * NUM_KINDS for _ in range(n)]
+        s.known = [[0] * NUM_KINDS for _ in range(n)]
+        s.hand_size = [0] * n
+        for i in range(n):
+            if s.eliminated[i]:
+                continue
+            for k in deck[-HAND_SIZE:]:
+                s.hands[i][k] += 1
+            del deck[-HAND_SIZE:]
+            s.hand_size[i] = HAND_SIZE
+        top = deck.pop()
+        while top == JOKER and self.config.dealt_joker == "reshuffle":
+            deck.append(top)
+            deck = [deck[i] for i in rng.permutation(len(deck))]
+            top = deck.pop()
+        s.stock, s.discard, s.melds = deck, [top], []
+        s.opened = [False] * n
+        s.first = s.player = first
+        s.turn = s.turnovers = 0
+        s.turn_limit = ROUNDS_PER_HAND * self.alive(s)
+        s.stock_hidden = True
+        self._sync(s)
+        self._start_turn(s)
+
+    @staticmethod
+    def _sync(s: Scala40State) -> None:
+        """Rebuild the ready-made observation pieces from the state's lists."""
+        s.hand_f = np.array(s.hands, np.float32)
+        s.known_f = np.array(s.known + s.known, np.float32)
+        rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
+                for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
+        s.players_f = np.array(rows + rows, np.float32)
+        fill_melds(s.pub, s.melds, s.staged)
+        pile_block(s.pub, s.discard, len(s.stock))
+
+    @staticmethod
+    def _move(s: Scala40State, p: int, k: int, d: int) -> None:
+        """Add ``d`` cards of kind ``k`` to player ``p``'s hand."""
+        s.hands[p][k] += d
+        s.hand_f[p, k] += d
+        s.hand_size[p] += d
+        s.players_f[p, 0] = s.players_f[p + s.num_players, 0] = s.hand_size[p] / 14.0
+
+    @staticmethod
+    def _forget(s: Scala40State, p: int, k: int) -> None:
+        """A card of kind ``k`` was seen leaving ``p``'s hand."""
+        if s.known[p][k]:
+            s.known[p][k] -= 1
+            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
+
+    def _start_turn(self, s: Scala40State) -> None:
+        s.phase = DRAW
+        s.was_open = s.opened[s.player]
+        s.pending = []
+        s.staged = s.staged_value = 0
+        s.obligation = s.took = -1
+        s.ob_used = False
+        s.undos = 1
+
+    # ------------------------------------------------------------- protocol
+    def current_player(self, s: Scala40State) -> int:
+        return -1 if s.phase == OVER else s.player
+
+    def is_over(self, s: Scala40State) -> bool:
+        return s.phase == OVER
+
+    def returns(self, s: Scala40State) -> np.ndarray:
+        return np.array(s.returns, dtype=np.float64)
+
+    def alive(self, s: Scala40State) -> int:
+        return s.eliminated.count(False)
+
+    def closing_allowed(self, s: Scala40State) -> bool:
+        """No one closes before every player has had one full turn."""
+        return s.turn >= self.alive(s)
+
+    # ----------------------------------------------------------------- mask
+    def legal_mask(self, s: Scala40State) -> np.ndarray:
+        mask = self._empty.copy()
+        if s.phase == OVER:
+            return mask
+        p = s.player
+        hand = s.hands[p]
+        can_close = self.closing_allowed(s)
+        keep = 1 if can_close else 2
+        if s.phase == DRAW:
+            mask[A.DRAW_STOCK] = 1
+            if s.discard and self._may_take(s, hand, s.discard[-1], keep, can_close):
+                mask[A.DRAW_DISCARD] = 1
+            return mask
+        opened = s.opened[p]
+        hsize = s.hand_size[p]
+        ob = s.obligation
+        guided = ob >= 0 and not opened
+        pend = s.pending
+        if pend:
+            if guided:
+                for k in opening_selects(hand, pend, s.staged_value, -1 if s.ob_used else ob, keep, can_close):
+                    mask[A.SELECT + k] = 1
+            else:
+                for k in self._pending_candidates(pend, hand):
+                    hand[k] -= 1
+                    if self._completable(s, pend + [k], hand, hsize - 1, keep, opened):
+                        mask[A.SELECT + k] = 1
+                    hand[k] += 1
+            if len(pend) >= 3 and len(s.melds) < A.MAX_MELDS and hsize >= keep:
+                for a in self._commit_actions(s, hand, keep, can_close, guided):
+                    mask[a] = 1
+            if opened and hsize >= keep:
+                real = next((k for k in pend if k != JOKER), -1)
+                for i, m in enumerate(s.melds):
+                    if real >= 0 and m[1] != (real // 13 if m[0] == RUN else real % 13 + 1):
+                        continue  # wrong suit or rank: cannot take these cards
+                    opts = extend_options(m, pend)
+                    if opts:
+                        mask[A.EXTEND + i] = 1
+                        if len(opts) > 1:
+                            mask[A.EXTEND_LOW + i] = 1
+            if not opened and s.undos:
+                mask[A.UNDO] = 1
+            return mask
+        # nothing being built
+        if opened and ob >= 0:  # must_use: the taken card is the first card played
+            hand[ob] -= 1
+            if self._completable(s, [ob], hand, hsize - 1, keep, True):
+                mask[A.SELECT + ob] = 1
+            hand[ob] += 1
+            return mask
+        room = hsize - 1 - keep
+        if guided:
+            for k in opening_selects(hand, [], s.staged_value, -1 if s.ob_used else ob, keep, can_close):
+                mask[A.SELECT + k] = 1
+        elif room >= 0:
+            for k in self._single_selects(s, hand, room, opened):
+                mask[A.SELECT + k] = 1
+        if opened:
+            for i, m in enumerate(s.melds):
+                if m[4] and hand[joker_standin(m)]:
+                    mask[A.SWAP + i] = 1
+        elif s.staged and s.undos:
+            mask[A.UNDO] = 1
+        if not guided or (s.ob_used and hsize == 1 and can_close):
+            mask[A.DISCARD:] = s.hand_f[p] > 0
+        return mask
+
+    def _may_take(self, s, hand, top, keep, can_close) -> bool:
+        if s.turn == 0:
+            return True  # the first player's free pick of the dealt discard
+        hsize = s.hand_size[s.player]
+        if s.opened[s.player]:
+            if self.config.taken_discard == "free":
+                return True
+            return self._completable(s, [top], hand, hsize, keep, True)
+        return may_open_with(hand, top, keep, can_close)
+
+    @staticmethod
+    def _pending_candidates(pend, hand) -> list[int]:
+        """Kinds that may join the cards being built: same suit or same rank, or a joker."""
+        real = [k for k in pend if k != JOKER]
+        if not real:
+            return [k for k in range(NUM_KINDS) if hand[k]]
+        r, t = real[0] % 13, real[0] // 13
+        out = [k for k in range(t * 13, t * 13 + 13) if hand[k]]
+        out.extend(u * 13 + r for u in range(4) if u != t and hand[u * 13 + r])
+        if hand[JOKER]:
+            out.append(JOKER)
+        return out
+
+    def _completable(self, s, pend, hand, hsize, keep, opened) -> bool:
+        """Can ``pend`` still become a new meld or a lay-off, keeping ``keep`` cards in hand?"""
+        room = hsize - keep
+        if room < 0:
+            return False
+        if len(s.melds) < A.MAX_MELDS:
+            e = new_meld_extra(pend, hand)
+            if e is not None and e <= room:
+                return True
+        if opened:
+            real = [k for k in pend if k != JOKER]
+            for m in s.melds:
+                if real and (m[1] != (real[0] // 13 if m[0] == RUN else real[0] % 13 + 1)):
+                    continue
+                e = extend_extra(m, pend, hand)
+                if e is not None and e <= room:
+                    return True
+        return False
+
+    def _single_selects(self, s, hand, room, opened) -> list[int]:
+        """Kinds k whose selection (nothing being built yet) can be completed."""
+        out = meldable_kinds(hand) if room >= 2 and len(s.melds) < A.MAX_MELDS else []
+        if opened:
+            extra = set()
+            for m in s.melds:
+                extra.update(layoff_kinds(m, hand, room))
+            if extra:
+                out = sorted(extra.union(out))
+        return out
+
+    def _commit_actions(self, s, hand, keep, can_close, guided) -> list[int]:
+        out = []
+        plain = None
+        for m in parse_group(s.pending):
+            if guided:
+                used = s.ob_used or s.obligation in s.pending
+                if not opening_reachable(hand, [], s.staged_value + meld_value(m),
+                                         -1 if used else s.obligation, keep, can_close):
+                    continue
+            if m[4]:
+                out.append(A.joker_action(*joker_key(m)))
+            else:
+                plain = A.COMMIT
+        if plain is not None:
+            out.append(plain)
+        return out
+
+    # ---------------------------------------------------------------- apply
+    def apply(self, s: Scala40State, action: int):
+        p = s.player
+        if action == A.DRAW_STOCK:
+            self._move(s, p, s.stock.pop(), 1)
+            s.pub[-2] = len(s.stock) / 108.0
+            s.phase = PLAY
+            return None
+        if action == A.DRAW_DISCARD:
+            k = s.discard.pop()
+            self._move(s, p, k, 1)
+            s.known[p][k] += 1
+            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
+            pile_block(s.pub, s.discard, len(s.stock))
+            s.took = k
+            if s.turn > 0 and (not s.opened[p] or self.config.taken_discard == "must_use"):
+                s.obligation = k
+            s.phase = PLAY
+            return None
+        if action < A.COMMIT:  # select
+            k = action - A.SELECT
+            self._move(s, p, k, -1)
+            self._forget(s, p, k)
+            s.pending.append(k)
+            return None
+        if action < A.EXTEND:  # commit a new meld
+            opts = parse_group(s.pending)
+            if action == A.COMMIT:
+                m = max((o for o in opts if not o[4]), key=meld_value)
+            else:
+                m = next(o for o in opts if joker_key(o) == A.joker_target(action))
+            self._lay(s, m, len(s.melds))
+            if not s.opened[p]:
+                s.staged += 1
+                s.staged_value += meld_value(m)
+                if s.obligation >= 0 and s.obligation in meld_cards(m):
+                    s.ob_used = True
+                if s.staged_value >= OPEN_MIN and (s.obligation < 0 or s.ob_used):
+                    s.opened[p] = True
+                    s.players_f[p::s.num_players, 1] = 1.0
+                    s.staged = s.staged_value = 0
+                    s.obligation = -1
+                    fill_melds(s.pub, s.melds, 0)
+            return None
+        if action < A.SWAP:  # lay off
+            i = (action - A.EXTEND) % A.MAX_MELDS
+            opts = extend_options(s.melds[i], s.pending)
+            self._lay(s, opts[0] if action >= A.EXTEND_LOW else opts[-1], i)
+            return None
+        if action < A.UNDO:  # joker swap
+            i = action - A.SWAP
+            m = s.melds[i]
+            k = joker_standin(m)
+            self._move(s, p, k, -1)
+            self._forget(s, p, k)
+            self._move(s, p, JOKER, 1)
+            s.known[p][JOKER] += 1
+            s.known_f[p, JOKER] = s.known_f[p + s.num_players, JOKER] = s.known[p][JOKER]
+            s.melds[i] = swap_joker(m)
+            meld_row(s.pub, i, s.melds[i], False)
+            return None
+        if action == A.UNDO:
+            self._take_back(s)
+            s.undos -= 1
+            return None
+        # discard
+        k = action - A.DISCARD
+        self._move(s, p, k, -1)
+        self._forget(s, p, k)
+        self._push_discard(s, k)
+        if s.hand_size[p] == 0:
+            return self._end_hand(s, p, double=not s.was_open)
+        if s.staged:  # the opening was not reached: the staged melds go back to the hand
+            self._take_back(s)
+        return self._next_turn(s)
+
+    @staticmethod
+    def _push_discard(s: Scala40State, k: int) -> None:
+        pile = s.discard
+        b = s.pub[MELD_SIZE:]
+        if pile:
+            b[pile[-1]] = 0.0
+        pile.append(k)
+        b[k] = 1.0
+        b[NUM_KINDS + k] += 1.0
+        recent = b[2 * NUM_KINDS:(2 + RECENT) * NUM_KINDS]
+        recent[NUM_KINDS:] = recent[:-NUM_KINDS].copy()
+        recent[:NUM_KINDS] = 0.0
+        recent[k] = 1.0
+        b[-1] = len(pile) / 108.0
+
+    def _lay(self, s: Scala40State, m: tuple, i: int) -> None:
+        """Put the meld being built on the table as meld ``i`` (new or extended)."""
+        if s.obligation >= 0 and s.opened[s.player] and s.obligation in s.pending:
+            s.obligation = -1
+        s.pending = []
+        if i == len(s.melds):
+            s.melds.append(m)
+        else:
+            s.melds[i] = m
+        meld_row(s.pub, i, m, not s.opened[s.player])
+
+    def _take_back(self, s: Scala40State) -> None:
+        """Return the staged melds and the meld being built to the hand (publicly seen)."""
+        p = s.player
+        cards = list(s.pending)
+        for m in s.melds[len(s.melds) - s.staged:]:
+            cards.extend(meld_cards(m))
+        if s.staged:
+            del s.melds[len(s.melds) - s.staged:]
+        for k in cards:
+            self._move(s, p, k, 1)
+            s.known[p][k] += 1
+            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
+        s.pending = []
+        s.staged = s.staged_value = 0
+        s.ob_used = False
+        fill_melds(s.pub, s.melds, 0)
+
+    def _next_turn(self, s: Scala40State):
+        s.turn += 1
+        if s.turn >= s.turn_limit:
+            return self._end_hand(s, -1)
+        n = self.num_players
+        p = (s.player + 1) % n
+        while s.eliminated[p]:
+            p = (p + 1) % n
+        s.player = p
+        if not s.stock:
+            self._turn_over(s)
+            if not s.stock:
+                return self._end_hand(s, -1)
+        self._start_turn(s)
+        return None
+
+    def _turn_over(self, s: Scala40State) -> None:
+        """The discard pile becomes the stock; its first card starts the new pile."""
+        pile = s.discard
+        if self.config.turnover == "shuffled":
+            stock = [pile[i] for i in s.rng.permutation(len(pile))]
+        else:
+            stock = pile[::-1]  # turned face down: the old bottom card is the new top
+        s.discard = [stock.pop()] if stock else []
+        s.stock = stock
+        s.turnovers += 1
+        s.stock_hidden = False
+        pile_block(s.pub, s.discard, len(s.stock))
+
+    def _end_hand(self, s: Scala40State, closer: int, double: bool = False):
+        n = self.num_players
+        pens = [0] * n
+        for i in range(n):
+            if i != closer and not s.eliminated[i]:
+                pens[i] = hand_penalty(s.hands[i]) * (2 if double else 1)
+        s.last_penalties = pens
+        s.hands_played += 1
+        s.players_f[:, 3] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)] * 2
+        if not self.match:
+            s.totals = [t + x for t, x in zip(s.totals, pens, strict=True)]
+            r = [-x / 100.0 for x in pens]
+            return self._finish(s, r)
+        alive_before = [i for i in range(n) if not s.eliminated[i]]
+        for i in alive_before:
+            s.totals[i] += pens[i]
+            if s.totals[i] > ELIMINATION:
+                s.eliminated[i] = True
+        alive = [i for i in range(n) if not s.eliminated[i]]
+        if len(alive) >= 2:
+            first = (s.first + 1) % n
+            while s.eliminated[first]:
+                first = (first + 1) % n
+            self._deal(s, s.rng, first)
+            return None
+        if alive:
+            winners = alive
+        else:  # everyone left passed 100 in the same hand: the lowest total wins
+            low = min(s.totals[i] for i in alive_before)
+            winners = [i for i in alive_before if s.totals[i] == low]
+        s.winners = winners
+        k = len(winners)
+        r = [(n - k) / (k * (n - 1)) if i in winners else -1.0 / (n - 1) for i in range(n)]
+        return self._finish(s, r)
+
+    def _finish(self, s: Scala40State, r: list) -> list:
+        s.phase = OVER
+        s.players_f[:, 2] = s.eliminated * 2
+        s.pending = []
+        s.returns = [a + b for a, b in zip(s.returns, r, strict=True)]
+        return r
+
+    # ---------------------------------------------------------- observation
+    def observe(self, s: Scala40State, player: int) -> np.ndarray:
+        return observe(self, s, player)
+
+    # -------------------------------------------------------- hidden state
+    def has_hidden(self, s: Scala40State, player: int) -> bool:
+        return has_hidden(s, player)
+
+    def resample_hidden(self, s: Scala40State, player: int, rng: np.random.Generator) -> Scala40State:
+        return resample_hidden(self, s, player, rng)
+
+    # ----------------------------------------------------------- invariants
+    def check_invariants(self, s: Scala40State) -> None:
+        n = self.num_players
+        # the float mirrors must equal the lists; then the numeric checks run on them
+        assert s.hand_f.tolist() == s.hands, "cached hand observation is stale (or a hand is malformed)"
+        assert s.known_f.tolist() == s.known + s.known, "cached known-cards observation is stale"
+        hands, known = s.hand_f, s.known_f[:n]
+        assert hands.min() >= 0, "a hand has a negative count"
+        assert hands.sum(1).tolist() == s.hand_size, f"hand sizes {s.hand_size} disagree with the hands"
+        assert known.min() >= 0 and (known <= hands).all(), "a player is known to hold a card it lacks"
+        if s.phase != OVER:
+            assert all(s.hand_size[i] == 0 for i in range(n) if s.eliminated[i]), "an eliminated player holds cards"
+        loose = s.pending + s.stock + s.discard
+        for m in s.melds:
+            assert valid_meld(m), f"invalid meld on the table: {m}"
+            loose.extend(meld_cards(m))
+        count = hands.sum(0) + np.bincount(loose, minlength=NUM_KINDS)
+        assert (count == self._deck_counts).all(), \
+            f"card kinds {np.flatnonzero(count != self._deck_counts).tolist()} are not each in exactly one place"
+        assert len(s.melds) <= A.MAX_MELDS
+        assert 0 <= s.staged <= len(s.melds)
+        staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
+        assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
+        assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
+        rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
+                for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
+        assert np.array_equal(s.players_f, np.array(rows + rows, np.float32)), "cached player rows are stale"
+        pub = self._scratch
+        fill_melds(pub, s.melds, s.staged)
+        pile_block(pub, s.discard, len(s.stock))
+        assert np.array_equal(pub, s.pub), "cached table observation is stale"
+        assert 0 <= s.turn <= s.turn_limit <= ROUNDS_PER_HAND * self.num_players and s.undos in (0, 1)
+        assert all(t >= 0 for t in s.totals)
+        if self.match:
+            for i in range(n):
+                assert s.eliminated[i] == (s.totals[i] > ELIMINATION), f"elimination of {i} is inconsistent"
+        if s.phase == OVER:
+            assert abs(sum(s.returns)) < 1e-9 or not self.match, "match returns must sum to zero"
+        else:
+            assert not s.eliminated[s.player], "an eliminated player is to act"
+            assert self.alive(s) >= 2 or not self.match
+            if s.phase == DRAW:
+                assert not s.pending and not s.staged and s.stock, "draw phase with cards in play"
+
+    # ----------------------------------------------------------------- text
+    def describe_action(self, s: Scala40State, action: int) -> str:
+        return describe(s, int(action))
+
+    def render_text(self, s: Scala40State, player: int | None = None) -> str:
+        return render(self, s, player)
+
+    def reference_legal_mask(self, s: Scala40State) -> np.ndarray:
+        from baralho.envs.scala40.reference import reference_mask
+        return reference_mask(self, s)
