@@ -2,7 +2,8 @@
 
 ``make_agent(spec, env_id, seed)`` builds one from a short spec:
 ``random`` · ``heuristic`` · ``ismcts:200`` (simulations) · ``ismcts:0.5s`` (seconds
-per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ppo:PATH`` (an sb3-contrib MaskablePPO zip) · ``ppo`` (the env's zoo model).
+per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ppo:PATH`` (an sb3-contrib
+MaskablePPO zip) · ``ppo`` (the env's zoo model).
 """
 
 from __future__ import annotations
