@@ -193,6 +193,17 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in baralho.ENV_IDS:
         md += [f"### {env_id}", "", profile_step(env_id, 0.5 if q else 3.0), ""]
 
+    # 6. agent ladders (from `baralho tournament ... --out benchmarks/ladder`, not re-run here) ----
+    ladders = sorted((HERE / "ladder").glob("*.md"))
+    if ladders:
+        md += ["## Agent ladders", "",
+               "Made by `baralho tournament ENV --agents ... --out benchmarks/ladder` (commands and seeds in "
+               "each block); embedded here as they were last run.", ""]
+        for path in ladders:
+            body = path.read_text().replace("# Tournament", "### Tournament").replace("![head to head](",
+                                                                                    "![head to head](ladder/")
+            md += [body, ""]
+
     md.append(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")
     out.write_text("\n".join(md) + "\n")
     print(f"wrote {out}")

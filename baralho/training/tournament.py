@@ -243,8 +243,10 @@ def main(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     report = {"env_id": args.env_id, "agents": args.agents, "seed": args.seed, "config": args.config,
               "by_players": {}}
-    md = [f"# Tournament: {args.env_id}", "",
-          f"Agents: {', '.join(args.agents)} · seed {args.seed} · config {args.config or 'default'}", ""]
+    cfg = " ".join(f"{k}={v}" for k, v in args.config.items())
+    command = (f"baralho tournament {args.env_id} --agents {' '.join(args.agents)} --games {args.games} "
+               f"--players {args.players} --seed {args.seed}" + (f" --config {cfg}" if cfg else ""))
+    md = [f"# Tournament: {args.env_id}", "", f"`{command}`", ""]
     for n in parse_players(args.players):
         results = run(args.env_id, args.agents, args.games, n, args.config, args.seed, args.workers,
                       progress=not args.quiet, records_dir=args.records)
