@@ -155,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:          # bad config: a clear message, no traceback
         print(f"baralho: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:            # `baralho demo | head`: the reader left, stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
