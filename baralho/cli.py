@@ -88,6 +88,8 @@ def replay(args: argparse.Namespace) -> int:
         steps += 1
     print(f"{rec.env_id} {rec.config} seed {rec.seed}: {len(rec.actions)} moves replayed exactly; "
           f"returns {rec.returns}")
+    if args.images:
+        print(f"wrote {records.to_images(rec, args.images, every=args.every)}")
     return 0
 
 
@@ -148,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("replay", help="replay a game record exactly (refuses one that does not match)")
     p.add_argument("record")
     p.add_argument("--verbose", "-v", action="store_true", help="print the table after every move")
+    p.add_argument("--images", default=None, help="also draw it: a .gif animation or a .png strip of frames")
+    p.add_argument("--every", type=int, default=1, help="a frame every N moves (default 1)")
     p.set_defaults(func=replay)
     args = parser.parse_args(argv)
     try:

@@ -134,3 +134,29 @@ def replay(rec: Record, render_mode: str | None = None) -> Iterator:
         raise RecordError(f"returns differ: record {rec.returns}, replay {returns}")
     if h.hexdigest() != rec.digest:
         raise RecordError("trajectory digest differs: the record was edited or made by another baralho version")
+
+
+def to_images(rec: Record, path: str | Path, every: int = 1, view: str | int = "omniscient") -> Path:
+    """Replay ``rec`` into a GIF (``.gif``) or a PNG strip of frames (``.png``), a frame
+    every ``every`` moves (the first and last always). Needs Pillow."""
+    from PIL import Image
+
+    frames = []
+    env = None
+    for k, env in enumerate(replay(rec, render_mode="rgb_array")):
+        env.unwrapped.render_view = view
+        if k % every == 0:
+            frames.append(Image.fromarray(env.render()))
+    if env is not None and (len(rec.actions) % every):
+        frames.append(Image.fromarray(env.render()))
+    path = Path(path)
+    if path.suffix.lower() == ".gif":
+        frames[0].save(path, save_all=True, append_images=frames[1:], duration=600, loop=0)
+    else:
+        cols = min(4, len(frames))
+        w, h = frames[0].size
+        sheet = Image.new("RGB", (w * cols, h * -(-len(frames) // cols)), (0, 0, 0))
+        for i, f in enumerate(frames):
+            sheet.paste(f, ((i % cols) * w, (i // cols) * h))
+        sheet.save(path)
+    return path

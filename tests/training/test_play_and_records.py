@@ -93,3 +93,15 @@ def test_a_file_that_is_not_json_is_refused(tmp_path):
     p.write_text("{not json")
     with pytest.raises(records.RecordError, match="not a readable JSON"):
         records.load(p)
+
+
+def test_replay_draws_a_gif_and_a_png_strip(tmp_path):
+    from PIL import Image
+
+    path, rec = _record(tmp_path, "rodizio_v0", config={})
+    assert main(["replay", str(path), "--images", str(tmp_path / "game.gif")]) == 0
+    gif = Image.open(tmp_path / "game.gif")
+    assert gif.n_frames == len(rec.actions) + 1
+    records.to_images(rec, tmp_path / "strip.png", every=4)
+    strip = Image.open(tmp_path / "strip.png")
+    assert strip.size[0] == 4 * 560 and strip.size[1] % 420 == 0
