@@ -581,6 +581,12 @@ class ChucheGame:
     def render_text(self, s: ChucheState, player: int | None = None) -> str:
         return views.render_text(self, s, player)
 
+    def render_image(self, s: ChucheState, player: int | None = None) -> np.ndarray:
+        """The table as an RGB picture (needs Pillow)."""
+        from baralho.envs.chuche.picture import render_image
+
+        return render_image(self, s, player)
+
     def resample_hidden(self, s: ChucheState, player: int, rng: np.random.Generator) -> ChucheState:
         return views.resample_hidden(self, s, player, rng)
 
