@@ -126,7 +126,8 @@ def sambista_card(cv: Canvas, game, x: int, y: int, sid: int, face_up: bool = Tr
         return
     sb = d.sambistas[sid]
     cv.draw.rounded_rectangle((x, y, x + SAMB_W, y + SAMB_H), radius=5, fill=CARD, outline=outline, width=2)
-    text(cv, x + 5, y + 3, fit(sb.name, SAMB_W - 10, 11), fill=INK, size=11)
+    size = 11 if font(11).getlength(sb.name) <= SAMB_W - 10 else 10
+    text(cv, x + 5, y + 3, fit(sb.name, SAMB_W - 10, size), fill=INK, size=size)
     for cut in (None, 5, 3):  # shorten the tokens until they fit on one line
         chips = []
         for kind, arg in sb.requires:
@@ -191,8 +192,9 @@ def space_stack(cv: Canvas, game, s, p: int, sp: int, x: float, y: float) -> Non
     col = family(d.inst_colour[inst])
     cv.draw.rounded_rectangle(box, radius=4, fill=tint(col), outline=col, width=2)
     cv.draw.rectangle((box[0] + 2, box[1] + 2, box[2] - 2, box[1] + 14), fill=col)
-    text(cv, x, box[1] + 8, fit(short(d.inst_names[inst]), SW - 4, 9), fill=(255, 255, 255), size=9,
-         anchor="mm")
+    name = short(d.inst_names[inst])
+    size = 9 if font(9).getlength(name) <= SW - 4 else 8
+    text(cv, x, box[1] + 8, fit(name, SW - 4, size), fill=(255, 255, 255), size=size, anchor="mm")
     if d.inst_coringa[inst]:
         label = f"coringa x{s.space_count[p][sp]}"
         text(cv, x, y + 7, label, fill=INK, size=9, anchor="mm")
@@ -300,9 +302,12 @@ def roda_panel(cv: Canvas, game, s, p: int, player: int | None) -> None:
     else:
         text(cv, rx, y0 + 48, "none", fill=FAINT)
     text(cv, rx, y0 + 124, "called, top first", fill=FAINT, size=11)
-    for j, sid in enumerate(reversed(called[-14:])):
+    width = pw - rx + x0 - 10
+    for j, sid in enumerate(reversed(called[-13:])):
         sb = d.sambistas[sid]
-        text(cv, rx, y0 + 140 + 12 * j, fit(f"{sb.name} {sb.stars}*", pw - rx + x0 - 10), size=10)
+        text(cv, rx, y0 + 140 + 12 * j, fit(f"{sb.name} {sb.stars}*", width), size=10)
+    if len(called) > 13:
+        text(cv, rx, y0 + 140 + 12 * 13, f"... {len(called) - 13} more", fill=FAINT)
 
     hy = y0 + HAND_DY
     text(cv, x0 + 8, hy + 4, f"hand {s.hand_size[p]}", size=11)
