@@ -598,6 +598,12 @@ class RodaDeSambaGame(RodaActions):
     def render_text(self, s: RodaState, player: int | None = None) -> str:
         return self.view.render(s, player)
 
+    def render_image(self, s: RodaState, player: int | None = None) -> np.ndarray:
+        """The table as an RGB picture (needs Pillow)."""
+        from baralho.envs.roda_de_samba.picture import render_image
+
+        return render_image(self, s, player)
+
     # ------------------------------------------------------------- invariants
     def check_invariants(self, s: RodaState) -> None:
         from baralho.envs.roda_de_samba.reference import check_invariants
