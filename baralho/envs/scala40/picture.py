@@ -177,10 +177,11 @@ def render_image(game, s, player: int | None = None) -> np.ndarray:
     cv = Canvas(WIDTH, height(n))
     over = s.phase == 2
     if over:
-        status = "game over"
+        won = ", ".join(f"player_{i}" for i in s.winners)
+        status = "game over" + (f", {won} won" if won else "")
     else:
         status = f"player_{s.player} to {'draw' if s.phase == 0 else 'meld / discard'}"
-    cv.text(8, 6, f"Scala 40   hand {s.hands_played + 1}   turn {s.turn + 1}   {status}   "
+    cv.text(8, 6, f"Scala 40   hand {s.hands_played + (not over)}   turn {s.turn + 1}   {status}   "
                   f"({'omniscient' if player is None else f'player_{player} view'})")
 
     # stock: face down (omniscient: its top card face up) and the discard pile, top at the right
@@ -216,7 +217,8 @@ def render_image(game, s, player: int | None = None) -> np.ndarray:
         name = f"{'> ' if acting else ''}player_{i}" + (" (you)" if i == player else "")
         cv.text(10, y + 6, name, GOLD if acting else color)
         status = "eliminated" if s.eliminated[i] else ("opened" if s.opened[i] else "not opened")
-        cv.text(10, y + 22, f"{status}, {s.hand_size[i]} cards", color)
+        cards = f"{s.hand_size[i]} card" + ("" if s.hand_size[i] == 1 else "s")
+        cv.text(10, y + 22, f"{status}, {cards}", color)
         score = f"penalty {s.totals[i]}"
         if over and s.returns:
             score += f"  return {s.returns[i]:+.2f}"
