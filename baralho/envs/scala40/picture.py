@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.core.picture import BACK, CARD, CARD_H, CARD_W, INK, RED, Canvas
+from baralho.core.picture import CARD_H, CARD_W, INK, RED, Canvas
 from baralho.envs.scala40.melds import JOKER, NUM_KINDS, RANKS, RUN, kind_of
 
 WIDTH = 960
@@ -241,4 +241,4 @@ def render_image(game, s, player: int | None = None) -> np.ndarray:
     return cv.to_array()
 
 
-__all__ = ["render_image", "card", "BACK", "CARD"]
+__all__ = ["render_image", "card", "height"]
