@@ -651,6 +651,12 @@ class Scala40Game:
     def render_text(self, s: Scala40State, player: int | None = None) -> str:
         return render(self, s, player)
 
+    def render_image(self, s: Scala40State, player: int | None = None) -> np.ndarray:
+        """The table as an RGB picture (needs Pillow)."""
+        from baralho.envs.scala40.picture import render_image
+
+        return render_image(self, s, player)
+
     def reference_legal_mask(self, s: Scala40State) -> np.ndarray:
         from baralho.envs.scala40.reference import reference_mask
         return reference_mask(self, s)
