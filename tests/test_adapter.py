@@ -155,3 +155,15 @@ def test_null_floor_env_runs_through_the_same_adapter():
         env.step(None if term or trunc else 0)
         steps += 1
     assert steps == 10 + 3
+
+
+def test_terminal_colours_follow_each_games_rules(monkeypatch):
+    from baralho.core.ansi import colorize, wants_colour
+
+    scala = baralho.make("scala40_v0").unwrapped.game
+    text = colorize("5♥ 3♠ 10♦", scala.ansi_rules)
+    assert "\x1b[31m5♥\x1b[0m" in text and "\x1b[31m10♦\x1b[0m" in text and " 3♠ " in text
+    chuche = baralho.make("chuche_v0").unwrapped.game
+    assert "\x1b[32m3Vd/7\x1b[0m" in colorize("3Vd/7", chuche.ansi_rules)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not wants_colour()

@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from baralho.core.ansi import colorize, wants_colour
 from baralho.core.config import ConfigError
 from baralho.core.game import Game
 
@@ -241,7 +242,8 @@ class BaralhoEnv(AECEnv):
                 return self.game.render_image(self.state, view)
             text = self.game.render_text(self.state, view)
         if self.render_mode == "human":
-            print(text)
+            rules = getattr(self.game, "ansi_rules", ())
+            print(colorize(text, rules) if rules and wants_colour() else text)
             return None
         return text
 

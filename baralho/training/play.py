@@ -16,6 +16,7 @@ import numpy as np
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
+from baralho.core.ansi import colorize, wants_colour
 from baralho.training.records import play_and_record
 
 
@@ -50,6 +51,12 @@ def choose_move(game, state, mask: np.ndarray, stdin: TextIO, stdout: TextIO) ->
         print(f"  {'no' if not hits else 'more than one'} legal move matches {text!r}", file=stdout)
 
 
+def _coloured(env, stdout) -> str:
+    text = env.render()
+    rules = getattr(env.unwrapped.game, "ansi_rules", ())
+    return colorize(text, rules) if rules and wants_colour(stdout) else text
+
+
 class _Quit(Exception):
     pass
 
@@ -71,7 +78,7 @@ def play(env_id: str, seat: int, opponents: list[str], config: dict, seed: int,
     def choose(env, agent, obs):
         if agent != human:
             return agents[agent].act(obs, agent)
-        print("\n" + env.render(), file=stdout)
+        print("\n" + _coloured(env, stdout), file=stdout)
         move = choose_move(env.unwrapped.game, env.unwrapped.state, obs["action_mask"], stdin, stdout)
         if move is None:
             raise _Quit
@@ -86,8 +93,8 @@ def play(env_id: str, seat: int, opponents: list[str], config: dict, seed: int,
     except (_Quit, KeyboardInterrupt):
         print("\nbye", file=stdout)
         return 0
-    env.render_view = "omniscient"
-    print("\n" + env.render(), file=stdout)
+    env.unwrapped.render_view = "omniscient"
+    print("\n" + _coloured(env, stdout), file=stdout)
     print(f"\ngame over: your reward {rec.returns[seat]:+g}", file=stdout)
     if record_path:
         print(f"record saved to {rec.save(record_path)}", file=stdout)

@@ -80,6 +80,9 @@ _ZERO_ROWS = [array('f', [0.0] * (3 - k) * CARD_ROW) for k in range(3)]
 
 
 class ChucheGame:
+    # terminal colours (render_mode="human"): every number card in its colour
+    ansi_rules = ((r"\d+Vm(?:/\d+)?", "red"), (r"\d+La(?:/\d+)?", "orange"), (r"\d+Am(?:/\d+)?", "yellow"),
+                  (r"\d+Vd(?:/\d+)?", "green"), (r"\d+Az(?:/\d+)?", "blue"), (r"\d+Rx(?:/\d+)?", "magenta"))
     env_id = ENV_ID
 
     def __init__(self, config: Config | None = None) -> None:

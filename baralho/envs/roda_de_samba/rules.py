@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -126,6 +127,12 @@ class RodaDeSambaGame(RodaActions):
     def __init__(self, config: Config | None = None) -> None:
         self.config = config = config or Config()
         self.deck = d = load_deck(config.deck)
+        # terminal colours (render_mode="human"): every instrument and pile in its family's colour
+        palette = ("brown", "orange", "blue", "magenta", "green", "cyan", "yellow", "red")
+        names = [(re.escape(name.split(" (")[0]), d.inst_colour[i]) for i, name in enumerate(d.inst_names)]
+        names += [(re.escape(c), i) for i, c in enumerate(d.colours)]
+        self.ansi_rules = tuple((rf"\b{n}\b", palette[c % len(palette)])
+                                for n, c in sorted(set(names), key=lambda x: -len(x[0])))
         n = self.num_players = config.num_players
         if len(d.rodas) < n:
             raise DeckError(f"deck file {d.path}: rodas: {len(d.rodas)} roda(s) for {n} players")

@@ -86,6 +86,8 @@ _PAD = tuple(bytes(FACE * (MAX_STACK - k)) for k in range(MAX_STACK + 1))
 
 
 class RodizioGame:
+    # terminal colours (render_mode="human"): peppers red, the plaquinha blue
+    ansi_rules = ((r"\b\d[LD]\b", "red"), (r"\bP\b", "blue"))
     """The Game protocol for Rodízio under one :class:`Config`."""
 
     env_id = ENV_ID

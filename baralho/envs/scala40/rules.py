@@ -152,6 +152,8 @@ class Scala40State:
 
 
 class Scala40Game:
+    # terminal colours (render_mode="human"): red suits red, jokers magenta
+    ansi_rules = ((r"(?:10|[2-9AJQK])?[♥♦]", "red"), (r"🃏|\bJK\b", "magenta"))
     env_id = ENV_ID
 
     def __init__(self, config: Config | None = None):
