@@ -142,7 +142,10 @@ class BaralhoEnv(AECEnv):
         if self.state is None:
             raise RuntimeError(f"{self.game.env_id}: call reset() before observe()")
         seat = self._seat[agent]
-        mask = self._legal() if seat == self._acting else self._no_moves
+        if seat == self._acting:
+            mask = self._mask if self._mask is not None else self._legal()
+        else:
+            mask = self._no_moves
         return {"observation": self.game.observe(self.state, seat), "action_mask": mask}
 
     # -------------------------------------------------------------------- step
@@ -153,8 +156,10 @@ class BaralhoEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = self._as_action(action, agent)
-        mask = self._legal()
+        # fast path for plain in-range ints; anything else goes through the full checks
+        a = action if type(action) is int and 0 <= action < self.game.num_actions \
+            else self._as_action(action, agent)
+        mask = self._mask if self._mask is not None else self._legal()
         if not mask[a]:
             if self.illegal_action == "raise":
                 raise ValueError(self._illegal_message(a, agent, mask))
@@ -166,13 +171,12 @@ class BaralhoEnv(AECEnv):
         self._mask = None
         if r is not None or self._rewards_dirty:
             self._set_rewards(r)
-        if self.game.is_over(self.state):
-            self._acting = -1
+        acting = self._acting = self.game.current_player(self.state)   # -1 once over
+        if acting < 0:
             for ag in self.agents:
                 self.terminations[ag] = True
         else:
-            self._acting = self.game.current_player(self.state)
-            self.agent_selection = self.possible_agents[self._acting]
+            self.agent_selection = self.possible_agents[acting]
         if self.render_mode == "human":
             self.render()
 
