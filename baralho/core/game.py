@@ -14,8 +14,16 @@ Conventions every game keeps:
   and independent, and states pickle.
 * All randomness comes from the ``np.random.Generator`` handed to
   :meth:`Game.new_state` (a game that needs chance during play keeps its own
-  generator inside the state, as hidden information). Same seed and same
-  actions give the same game.
+  generator, or a seed, inside the state, as hidden information). Same seed
+  and same actions give the same game.
+
+Optional members, used when present:
+
+* ``reference_legal_mask(state)``: a slow, independent legality oracle; the
+  conformance suite compares it with :meth:`Game.legal_mask`.
+* ``render_image(state, player)``: the table as an RGB array, which enables
+  ``render_mode="rgb_array"`` (see :mod:`baralho.core.picture`).
+* ``ansi_rules``: ``(regex, colour)`` pairs for terminal colours (:mod:`baralho.core.ansi`).
 """
 
 from __future__ import annotations
