@@ -147,3 +147,23 @@ def test_tournaments_are_deterministic_whatever_the_worker_count():
     a = T.run("rodizio_v0", ["random", "heuristic"], games=6, num_players=3, workers=1, progress=False)
     b = T.run("rodizio_v0", ["random", "heuristic"], games=6, num_players=3, workers=2, progress=False)
     assert [(r.deal, r.seats, r.returns) for r in a] == [(r.deal, r.seats, r.returns) for r in b]
+
+
+def test_the_zoo_model_loads_by_name_and_plays_legal_moves():
+    from baralho.zoo import available
+
+    assert "rodizio_v0" in available()
+    agent = make_agent("ppo", "rodizio_v0", seed=0)
+    assert agent.name == "ppo:rodizio_v0"
+    env = baralho.make("rodizio_v0")
+    env.reset(seed=5)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agent.act(obs, name)
+        assert obs["action_mask"][a]
+        env.step(a)
+    with pytest.raises(ValueError, match="no zoo model for 'chuche_v0'"):
+        make_agent("ppo", "chuche_v0")
