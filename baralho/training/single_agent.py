@@ -78,8 +78,9 @@ class SingleAgentEnv(gym.Env):
                 opp = self.opponents[int(self._rng.choice(len(self.opponents), p=p))]
                 self._table[f"player_{s}"] = opp
         self.aec.reset(seed=int(self._rng.integers(2**31)))
-        for opp in set(map(id, self._table.values())):
-            agent = next(a for a in self._table.values() if id(a) == opp)
+        # each distinct opponent once, in seat order (a set of ids would seed them in
+        # memory-address order, different from run to run)
+        for agent in {id(a): a for a in self._table.values()}.values():
             agent.reset(seed=int(self._rng.integers(2**31)))
             bind_if_needed(agent, self.aec)
         reward, over = self._play_opponents()
