@@ -124,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-every", dest="eval_every", type=int, default=None)
     p.add_argument("--eval-games", dest="eval_games", type=int, default=None)
     p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None)
+    p.add_argument("--max-minutes", dest="max_minutes", type=float, default=None,
+                   help="wall-clock budget: stop learning after this many minutes (then evaluate and save)")
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
     p.add_argument("--out", default=None, help="output folder (default runs/train)")
     p.add_argument("--quiet", action="store_true")

@@ -47,6 +47,7 @@ class TrainConfig:
     gamma: float = 0.99
     ent_coef: float = 0.01
     net_arch: tuple[int, ...] = (256, 256)
+    max_minutes: float | None = None   # wall-clock budget: learning stops there (issue 7: runs of at most 1 h)
     out: str = "runs/train"
     progress_bar: bool = True
 
@@ -108,6 +109,8 @@ def train(cfg: TrainConfig) -> Path:
     class SelfPlayAndCurve(BaseCallback):
         def _on_step(self) -> bool:
             t = self.num_timesteps
+            if cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes:
+                return False                        # SB3 stops learn() when a callback returns False
             if cfg.snapshot_every and t % cfg.snapshot_every < cfg.n_envs:
                 k = t // cfg.snapshot_every
                 path = out / "pool" / f"snapshot_{k:04d}.zip"
@@ -137,7 +140,7 @@ def train(cfg: TrainConfig) -> Path:
     start = time.perf_counter()
     model.learn(cfg.timesteps, callback=callbacks, progress_bar=cfg.progress_bar)
     wall = time.perf_counter() - start
-    final = dict(timesteps=cfg.timesteps, seconds=wall)
+    final = dict(timesteps=model.num_timesteps, seconds=wall)
     for opp in ("random", "heuristic"):
         final[f"vs_{opp}"] = win_rate(model, cfg.env_id, opp, cfg.eval_games, seed=cfg.seed + 90_000,
                                       config=cfg.env_config)
@@ -145,7 +148,7 @@ def train(cfg: TrainConfig) -> Path:
     model.save(out / "final.zip")
     venv.close()
     (out / "curve.json").write_text(json.dumps(dict(config=asdict(cfg), curve=curve,
-                                                    fps=cfg.timesteps / wall), indent=1))
+                                                    fps=model.num_timesteps / wall), indent=1))
     plot_curve(curve, out / "curve.png", cfg.env_id)
     return out
 
@@ -181,7 +184,8 @@ def main(args) -> int:
     cfg = TrainConfig(env_id=args.env_id)
     for key, value in DEFAULTS.get(args.env_id, {}).items():
         setattr(cfg, key, value)
-    for key in ("timesteps", "seed", "n_envs", "vec", "eval_every", "eval_games", "snapshot_every", "out"):
+    for key in ("timesteps", "seed", "n_envs", "vec", "eval_every", "eval_games", "snapshot_every", "out",
+                "max_minutes"):
         value = getattr(args, key, None)
         if value is not None:
             setattr(cfg, key, value)
@@ -189,7 +193,7 @@ def main(args) -> int:
     cfg.progress_bar = not args.quiet
     out = train(cfg)
     curve = json.loads((out / "curve.json").read_text())["curve"]
-    print(f"\n{args.env_id}: {cfg.timesteps} timesteps in {curve[-1]['seconds']:.0f} s; final policy "
+    print(f"\n{args.env_id}: {curve[-1]['timesteps']} timesteps in {curve[-1]['seconds']:.0f} s; final policy "
           f"{out / 'final.zip'}\n")
     print(summary_table(curve))
     return 0
