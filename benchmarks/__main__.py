@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import platform
 import pstats
 import subprocess
@@ -159,6 +160,16 @@ def main(argv: list[str] | None = None) -> int:
         f = sum(len(p["failures"]) for p in parts)
         md.append(f"| {env_id} | {g:,} | {s:,} | {f} | {g / sum(p['seconds'] for p in parts):,.0f} |")
     md.append("")
+    long_runs = [json.loads(p.read_text()) for p in sorted((HERE / "fuzz_runs").glob("*.json"))]
+    if long_runs:
+        md += ["Long runs (`python -m benchmarks.fuzz --games 100000 --workers 2 --out benchmarks/fuzz_runs`, "
+               "embedded as last run):", "",
+               "| env | configs | games | moves | failures | wall s | workers | date |",
+               "|---|---:|---:|---:|---:|---:|---:|---|"]
+        for r in long_runs:
+            md.append(f"| {r['env']} | {len(r['configs'])} | {r['games']:,} | {r['steps']:,} | {r['failures']} | "
+                      f"{r['wall_s']:.0f} | {r['workers']} | {r['date']} |")
+        md.append("")
 
     # 3. memory and copies ---------------------------------------------------------
     print("memory ...", flush=True)

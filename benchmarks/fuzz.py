@@ -1,6 +1,7 @@
 """Fuzzing at scale: random games with every invariant checked after every move.
 
-    python -m benchmarks.fuzz --games 100000          # per env, spread over its configs
+    python -m benchmarks.fuzz --games 100000 --workers 2 --out benchmarks/fuzz_runs
+                                                     # per env, spread over its configs
 
 The conformance suite runs the same checks on 200 games per config in the
 default test run; this is the long, opt-in version."""
@@ -8,7 +9,11 @@ default test run; this is the long, opt-in version."""
 from __future__ import annotations
 
 import argparse
+import json
+import platform
 import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -48,21 +53,64 @@ def fuzz(env_id: str, config: dict, games: int = 0, seconds: float = 0.0, seed: 
                 games_per_s=played / dt, seconds=dt)
 
 
+def _chunk(job: tuple[str, dict, int, int]) -> dict:
+    env_id, config, games, seed = job
+    return fuzz(env_id, config, games=games, seed=seed)
+
+
+def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
+    """``games`` games spread evenly over the env's TEST_CONFIGS, in chunks of at most
+    ``chunk`` games, each chunk with its own seed (config index × 10,000 + chunk index), so a
+    run is reproducible whatever the number of workers."""
+    configs = baralho.env_module(env_id).TEST_CONFIGS
+    per_config = -(-games // len(configs))
+    jobs = [(env_id, cfg, min(chunk, per_config - k * chunk), i * 10_000 + k)
+            for i, cfg in enumerate(configs) for k in range(-(-per_config // chunk))]
+    start = time.perf_counter()
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_chunk, jobs))
+    else:
+        parts = [_chunk(j) for j in jobs]
+    wall = time.perf_counter() - start
+    rows = []
+    for i, cfg in enumerate(configs):
+        mine = [p for p, j in zip(parts, jobs) if j[3] // 10_000 == i]
+        g = sum(p["games"] for p in mine)
+        rows.append(dict(config=cfg, games=g, steps=sum(p["steps"] for p in mine),
+                         failures=[f for p in mine for f in p["failures"]],
+                         games_per_s=g / sum(p["seconds"] for p in mine)))
+    return dict(env=env_id, games=sum(r["games"] for r in rows), steps=sum(r["steps"] for r in rows),
+                failures=sum(len(r["failures"]) for r in rows), workers=workers, wall_s=wall,
+                machine=platform.processor() or platform.machine(), python=platform.python_version(),
+                date=time.strftime("%Y-%m-%d"), configs=rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=100_000, help="per env, spread over its configs")
-    ap.add_argument("--envs", nargs="*", default=list(baralho.ENV_IDS))
+    ap.add_argument("--envs", nargs="*", default=list(baralho.ENV_IDS), choices=baralho.ENV_IDS)
+    ap.add_argument("--workers", type=int, default=1, help="processes (chunks of games run in parallel)")
+    ap.add_argument("--out", default=None,
+                    help="write <env>.json here (benchmarks/fuzz_runs is embedded in RESULTS.md)")
     args = ap.parse_args(argv)
+    if args.games < 1 or args.workers < 1:
+        ap.error("--games and --workers must be >= 1")
     bad = 0
     for env_id in args.envs:
-        configs = baralho.env_module(env_id).TEST_CONFIGS
-        for i, cfg in enumerate(configs):
-            r = fuzz(env_id, cfg, games=-(-args.games // len(configs)), seed=i)
-            bad += len(r["failures"])
-            print(f"{env_id} {cfg}: {r['games']} games, {r['steps']} moves, {len(r['failures'])} failures, "
-                  f"{r['games_per_s']:.0f} games/s", flush=True)
-            for f in r["failures"][:5]:
+        r = run(env_id, args.games, args.workers)
+        bad += r["failures"]
+        for row in r["configs"]:
+            print(f"{env_id} {row['config']}: {row['games']} games, {row['steps']} moves, "
+                  f"{len(row['failures'])} failures, {row['games_per_s']:.0f} games/s per worker", flush=True)
+            for f in row["failures"][:5]:
                 print("   ", f)
+        print(f"{env_id}: {r['games']:,} games, {r['steps']:,} moves, {r['failures']} failures, "
+              f"{r['wall_s']:.0f} s wall on {r['workers']} worker(s)", flush=True)
+        if args.out:
+            out = Path(args.out)
+            out.mkdir(parents=True, exist_ok=True)
+            (out / f"{env_id}.json").write_text(json.dumps(r, indent=1) + "\n")
     return 1 if bad else 0
 
 
