@@ -55,6 +55,8 @@ class TrainConfig:
 # Per-game defaults (CLI flags override); documented in README.
 DEFAULTS: dict[str, dict] = {
     "rodizio_v0": dict(timesteps=300_000, n_steps=512, batch_size=256, net_arch=(128, 128)),
+    # a 2,646-wide observation: a 128-wide first layer keeps the shipped policy ~3 MB
+    "scala40_v0": dict(net_arch=(128, 128)),
 }
 
 
