@@ -19,3 +19,16 @@ def zoo_path(env_id: str) -> Path | None:
 
 def available() -> list[str]:
     return sorted(p.stem for p in ZOO.glob("*.zip"))
+
+
+def export(model: str | Path, out: str | Path) -> Path:
+    """Save a MaskablePPO zip for shipping: the same policy without Adam's moment estimates
+    (two extra copies of every weight), so it loads and acts identically at a third of the size.
+    Needs the ``train`` extra."""
+    from sb3_contrib import MaskablePPO
+
+    loaded = MaskablePPO.load(str(model), device="cpu")
+    loaded.policy.optimizer.state.clear()      # keep param_groups: load() still finds an optimizer
+    out = Path(out)
+    loaded.save(out)
+    return out.with_suffix(".zip")

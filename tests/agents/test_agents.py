@@ -167,3 +167,22 @@ def test_the_zoo_model_loads_by_name_and_plays_legal_moves():
         env.step(a)
     with pytest.raises(ValueError, match="no zoo model for 'chuche_v0'"):
         make_agent("ppo", "chuche_v0")
+
+
+def test_zoo_export_drops_the_optimizer_state_and_keeps_the_policy(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from baralho.zoo import export, zoo_path
+
+    src = zoo_path("rodizio_v0")
+    out = export(src, tmp_path / "small")
+    a, b = MaskablePPO.load(src, device="cpu"), MaskablePPO.load(out, device="cpu")
+    assert not b.policy.optimizer.state
+    env = baralho.make("rodizio_v0")
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    dist = [m.policy.get_distribution(m.policy.obs_to_tensor(obs["observation"])[0],
+                                      action_masks=obs["action_mask"].astype(bool)).distribution.probs
+            for m in (a, b)]
+    assert (dist[0] == dist[1]).all()
+    assert out.stat().st_size <= src.stat().st_size
