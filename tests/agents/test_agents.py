@@ -149,15 +149,17 @@ def test_tournaments_are_deterministic_whatever_the_worker_count():
     assert [(r.deal, r.seats, r.returns) for r in a] == [(r.deal, r.seats, r.returns) for r in b]
 
 
-def test_the_zoo_model_loads_by_name_and_plays_legal_moves():
+@pytest.mark.parametrize("env_id", baralho.ENV_IDS)
+def test_the_zoo_model_loads_by_name_and_plays_legal_moves(env_id):
     from baralho.zoo import available
 
-    assert "rodizio_v0" in available()
-    agent = make_agent("ppo", "rodizio_v0", seed=0)
-    assert agent.name == "ppo:rodizio_v0"
-    env = baralho.make("rodizio_v0")
+    if env_id not in available():
+        pytest.skip(f"no zoo model for {env_id}")
+    agent = make_agent("ppo", env_id, seed=0)
+    assert agent.name == f"ppo:{env_id}"
+    env = baralho.make(env_id)
     env.reset(seed=5)
-    for name in env.agent_iter():
+    for n, name in enumerate(env.agent_iter()):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -165,6 +167,14 @@ def test_the_zoo_model_loads_by_name_and_plays_legal_moves():
         a = agent.act(obs, name)
         assert obs["action_mask"][a]
         env.step(a)
+        if n > 300:      # a Scala 40 or Chuche match is long; 300 moves cover several turns
+            break
+
+
+def test_a_game_without_a_zoo_model_is_refused_clearly(monkeypatch):
+    import baralho.zoo
+
+    monkeypatch.setattr(baralho.zoo, "zoo_path", lambda env_id: None)
     with pytest.raises(ValueError, match="no zoo model for 'chuche_v0'"):
         make_agent("ppo", "chuche_v0")
 
