@@ -369,18 +369,41 @@ def _run_meldable(pattern: int, jok: bool) -> int:
     return out
 
 
+# bytes.translate table: a card count -> "0" or "1" (ASCII), for int(..., 2)
+_PRESENT_DIGIT = bytes([0x30] + [0x31] * 255)
+
+
+def hand_bits(hand) -> int:
+    """Bit k set when ``hand`` holds card kind k (k < 52). One C-level pass
+    (bytes → translate → int) instead of 52 python-level tests: it is on the hot path."""
+    return int(bytes(hand[51::-1]).translate(_PRESENT_DIGIT), 2)
+
+
+@cache
+def _suit_kinds(s: int, ranks: int) -> tuple[int, ...]:
+    """The card kinds of suit ``s`` whose rank bits (ace = bit 0) are set in ``ranks``."""
+    return tuple(s * 13 + r for r in range(13) if ranks >> r & 1)
+
+
 def meldable_kinds(hand) -> list[int]:
     """Kinds of the hand that belong to some meld made only of hand cards."""
+    bits = hand_bits(hand)
     jok = hand[JOKER] > 0
-    pats = [0, 0, 0, 0]
-    ranks = [0] * 13
-    ks = [k for k in range(52) if hand[k]]
-    for k in ks:
-        pats[k // 13] |= 1 << (k % 13)
-        ranks[k % 13] += 1
-    runs = [_run_meldable(p, jok) for p in pats]
-    out = [k for k in ks if ranks[k % 13] + jok >= 3 or runs[k // 13] >> (k % 13) & 1]
-    if jok and (max(ranks) >= 2 or any(_run_meldable(p, True) for p in pats)):
+    pats = (bits & 8191, bits >> 13 & 8191, bits >> 26 & 8191, bits >> 39)
+    a, b, c, d = pats
+    if jok:   # ranks held in >= 2 suits: a set with the joker
+        ranks = a & b | a & c | a & d | b & c | b & d | c & d
+    else:     # ranks held in >= 3 suits
+        ranks = a & b & (c | d) | c & d & (a | b)
+    out: list[int] = []
+    runs = 0
+    for s in range(4):
+        run = _run_meldable(pats[s], jok)
+        runs |= run
+        sel = pats[s] & (ranks | run)
+        if sel:
+            out.extend(_suit_kinds(s, sel))
+    if jok and (ranks or runs):
         out.append(JOKER)
     return out
 
