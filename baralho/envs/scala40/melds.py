@@ -35,6 +35,8 @@ SET_VALUE = (0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 # penalty of a card left in hand (the lone ace is handled by hand_penalty)
 PENALTY = tuple([11] + list(range(2, 11)) + [10, 10, 10]) * 4 + (25,)
 POPCOUNT = tuple(bin(i).count("1") for i in range(16))
+# bytes.translate table: a card count -> "0" or "1" (ASCII), for int(..., 2)
+_PRESENT_DIGIT = bytes([0x30] + [0x31] * 255)
 
 
 def kind_of(suit: int, pos: int) -> int:
@@ -227,14 +229,9 @@ def extend_options(m: tuple, group: list[int]) -> list[tuple]:
 # ---------------------------------------------------------- completion checks
 def _suit_bits(hand, s: int) -> int:
     """Bitmask of run positions (1…14) of suit ``s`` present in ``hand``."""
-    b = 0
     base = s * 13
-    for r in range(13):
-        if hand[base + r]:
-            b |= 1 << (r + 1)
-    if b & 2:
-        b |= 1 << 14
-    return b
+    p = int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)  # bit r = rank r
+    return p << 1 | (p & 1) << 14
 
 
 def _run_fill(s: int, lo: int, hi: int, taken: set, hand) -> tuple[int, int]:
@@ -257,6 +254,34 @@ def _run_fill(s: int, lo: int, hi: int, taken: set, hand) -> tuple[int, int]:
 
 
 _BOTH_ACES = 1 << 1 | 1 << 14
+
+
+@lru_cache(maxsize=1 << 16)
+def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int | None:
+    """Fewest hand cards completing a run around positions ``qm`` (bit p = position p
+    taken by the group; ``jp``: the group holds the joker), the hand holding run
+    positions ``b`` (``one_ace``: a single ace, which cannot stand at both ends;
+    ``jh``: a joker it may add). None: impossible."""
+    pmin, pmax = (qm & -qm).bit_length() - 1, qm.bit_length() - 1
+    if pmax - pmin + 1 > MAX_RUN:
+        return None
+    best = None
+    for lo in range(max(1, pmin - 2), pmin + 1):
+        for hi in range(max(pmax, lo + 2), min(14, pmax + 2) + 1):
+            freem = ((1 << (hi + 1)) - (1 << lo)) & ~qm
+            free = freem.bit_count()
+            missing = (freem & ~b).bit_count()
+            if one_ace and freem & _BOTH_ACES == _BOTH_ACES:
+                missing += 1  # one ace cannot stand at both ends
+            if jp:
+                ok = missing <= 1 and free >= 1
+                extra = free - 1
+            else:
+                ok = missing == 0 or (missing == 1 and jh)
+                extra = free
+            if ok and (best is None or extra < best):
+                best = extra
+    return best
 
 
 def new_meld_extra(pending: list[int], hand) -> int | None:
@@ -294,24 +319,13 @@ def new_meld_extra(pending: list[int], hand) -> int | None:
                 qm |= 1 << p
             if qm.bit_count() != len(ps):
                 continue
-            pmin, pmax = min(ps), max(ps)
-            if pmax - pmin + 1 > MAX_RUN:
-                continue
-            for lo in range(max(1, pmin - 2), pmin + 1):
-                for hi in range(max(pmax, lo + 2), min(14, pmax + 2) + 1):
-                    freem = ((1 << (hi + 1)) - (1 << lo)) & ~qm
-                    free = freem.bit_count()
-                    missing = (freem & ~b).bit_count()
-                    if one_ace and freem & _BOTH_ACES == _BOTH_ACES:
-                        missing += 1  # one ace cannot stand at both ends
-                    if jp:
-                        ok = missing <= 1 and free >= 1
-                        extra = free - 1
-                    else:
-                        ok = missing == 0 or (missing == 1 and jh)
-                        extra = free
-                    if ok and (best is None or extra < best):
-                        best = extra
+            # only the hand's cards within two places of the group matter (a window
+            # reaches at most two beyond it): memoise on that slice of the suit
+            lo = max(1, min(ps) - 2)
+            span = (1 << (min(14, max(ps) + 2) + 1)) - (1 << lo)
+            e = _run_extra(qm, b & span, jp, jh, one_ace and span & _BOTH_ACES == _BOTH_ACES)
+            if e is not None and (best is None or e < best):
+                best = e
     return best
 
 
@@ -369,8 +383,6 @@ def _run_meldable(pattern: int, jok: bool) -> int:
     return out
 
 
-# bytes.translate table: a card count -> "0" or "1" (ASCII), for int(..., 2)
-_PRESENT_DIGIT = bytes([0x30] + [0x31] * 255)
 
 
 def hand_bits(hand) -> int:
