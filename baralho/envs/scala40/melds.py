@@ -451,15 +451,3 @@ def layoff_kinds(m: tuple, hand, room: int) -> list[int]:
                 break
     return out
 
-
-# ---------------------------------------------------------------- helpers
-def _suit_key(hand, s: int) -> tuple[int, int]:
-    """(bit pattern of the ranks of suit ``s`` in the hand, number of its aces)."""
-    base = s * 13
-    pat = 0
-    for r in range(13):
-        if hand[base + r]:
-            pat |= 1 << r
-    return pat, hand[base]
-
-
