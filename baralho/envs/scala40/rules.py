@@ -1,7 +1,8 @@
 """Scala 40 rules engine: one Game, one State. Pure (numpy + stdlib).
 
 The rules as implemented, with the decisions we took, are in RULES.md; the
-action ids in actions.py; meld logic and the opening solver in melds.py.
+action ids in actions.py; the legal mask in mask.py; meld logic in melds.py and
+the opening solver in solver.py.
 
 A turn is a small phase machine: DRAW (stock or discard) → PLAY (build melds
 card by card, commit them, lay off, swap jokers, undo the staging) → a discard
