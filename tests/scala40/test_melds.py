@@ -209,3 +209,44 @@ def test_must_use_option_after_opening():
     assert A.DRAW_DISCARD not in legal(g, s)
     s = position(G2, {0: "2h 5d 9s"}, melds=table, opened=(0,), phase=DRAW, discard="Kd")
     assert A.DRAW_DISCARD in legal(G2, s)  # default: free after opening
+
+
+def _random_hands(seed: int, count: int):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        hand = [0] * 53
+        for k in rng.integers(0, 53, rng.integers(0, 16)):
+            if hand[k] < (4 if k == 52 else 2):
+                hand[k] += 1
+        yield hand
+
+
+def test_meldable_kinds_are_the_cards_of_every_formable_meld():
+    # the bit-mask shortcut of meldable_kinds against the plain definition over all_melds
+    from baralho.envs.scala40.melds import meldable_kinds
+    from baralho.envs.scala40.solver import all_melds
+
+    for hand in _random_hands(5, 3000):
+        want = sorted({k for cards, _, _ in all_melds(hand) for k in cards})
+        assert sorted(meldable_kinds(hand)) == want, hand
+
+
+def test_new_meld_extra_matches_a_search_over_every_meld():
+    # the memoised window arithmetic against brute force over reference.py's meld table
+    from baralho.envs.scala40.melds import new_meld_extra
+    from baralho.envs.scala40.reference import templates
+
+    _, counts, _, sizes = templates()
+    rng = np.random.default_rng(6)
+    for hand in _random_hands(7, 1500):
+        s, r = int(rng.integers(4)), int(rng.integers(13))
+        if rng.random() < 0.5:
+            group = [s * 13 + int(x) for x in rng.choice(13, rng.integers(1, 4), replace=False)]
+        else:
+            group = [int(u) * 13 + r for u in rng.choice(4, rng.integers(1, 3), replace=False)]
+        if rng.random() < 0.3:
+            group.append(52)
+        g = np.bincount(group, minlength=53)
+        fits = ((counts >= g) & (counts <= g + np.array(hand))).all(1)
+        want = int((sizes[fits] - len(group)).min()) if fits.any() else None
+        assert new_meld_extra(group, hand) == want, (group, hand)

@@ -35,6 +35,8 @@ SET_VALUE = (0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 # penalty of a card left in hand (the lone ace is handled by hand_penalty)
 PENALTY = tuple([11] + list(range(2, 11)) + [10, 10, 10]) * 4 + (25,)
 POPCOUNT = tuple(bin(i).count("1") for i in range(16))
+# bytes.translate table: a card count -> "0" or "1" (ASCII), for int(..., 2)
+_PRESENT_DIGIT = bytes([0x30] + [0x31] * 255)
 
 
 def kind_of(suit: int, pos: int) -> int:
@@ -227,14 +229,9 @@ def extend_options(m: tuple, group: list[int]) -> list[tuple]:
 # ---------------------------------------------------------- completion checks
 def _suit_bits(hand, s: int) -> int:
     """Bitmask of run positions (1…14) of suit ``s`` present in ``hand``."""
-    b = 0
     base = s * 13
-    for r in range(13):
-        if hand[base + r]:
-            b |= 1 << (r + 1)
-    if b & 2:
-        b |= 1 << 14
-    return b
+    p = int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)  # bit r = rank r
+    return p << 1 | (p & 1) << 14
 
 
 def _run_fill(s: int, lo: int, hi: int, taken: set, hand) -> tuple[int, int]:
@@ -257,6 +254,34 @@ def _run_fill(s: int, lo: int, hi: int, taken: set, hand) -> tuple[int, int]:
 
 
 _BOTH_ACES = 1 << 1 | 1 << 14
+
+
+@lru_cache(maxsize=1 << 16)
+def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int | None:
+    """Fewest hand cards completing a run around positions ``qm`` (bit p = position p
+    taken by the group; ``jp``: the group holds the joker), the hand holding run
+    positions ``b`` (``one_ace``: a single ace, which cannot stand at both ends;
+    ``jh``: a joker it may add). None: impossible."""
+    pmin, pmax = (qm & -qm).bit_length() - 1, qm.bit_length() - 1
+    if pmax - pmin + 1 > MAX_RUN:
+        return None
+    best = None
+    for lo in range(max(1, pmin - 2), pmin + 1):
+        for hi in range(max(pmax, lo + 2), min(14, pmax + 2) + 1):
+            freem = ((1 << (hi + 1)) - (1 << lo)) & ~qm
+            free = freem.bit_count()
+            missing = (freem & ~b).bit_count()
+            if one_ace and freem & _BOTH_ACES == _BOTH_ACES:
+                missing += 1  # one ace cannot stand at both ends
+            if jp:
+                ok = missing <= 1 and free >= 1
+                extra = free - 1
+            else:
+                ok = missing == 0 or (missing == 1 and jh)
+                extra = free
+            if ok and (best is None or extra < best):
+                best = extra
+    return best
 
 
 def new_meld_extra(pending: list[int], hand) -> int | None:
@@ -294,24 +319,13 @@ def new_meld_extra(pending: list[int], hand) -> int | None:
                 qm |= 1 << p
             if qm.bit_count() != len(ps):
                 continue
-            pmin, pmax = min(ps), max(ps)
-            if pmax - pmin + 1 > MAX_RUN:
-                continue
-            for lo in range(max(1, pmin - 2), pmin + 1):
-                for hi in range(max(pmax, lo + 2), min(14, pmax + 2) + 1):
-                    freem = ((1 << (hi + 1)) - (1 << lo)) & ~qm
-                    free = freem.bit_count()
-                    missing = (freem & ~b).bit_count()
-                    if one_ace and freem & _BOTH_ACES == _BOTH_ACES:
-                        missing += 1  # one ace cannot stand at both ends
-                    if jp:
-                        ok = missing <= 1 and free >= 1
-                        extra = free - 1
-                    else:
-                        ok = missing == 0 or (missing == 1 and jh)
-                        extra = free
-                    if ok and (best is None or extra < best):
-                        best = extra
+            # only the hand's cards within two places of the group matter (a window
+            # reaches at most two beyond it): memoise on that slice of the suit
+            lo = max(1, min(ps) - 2)
+            span = (1 << (min(14, max(ps) + 2) + 1)) - (1 << lo)
+            e = _run_extra(qm, b & span, jp, jh, one_ace and span & _BOTH_ACES == _BOTH_ACES)
+            if e is not None and (best is None or e < best):
+                best = e
     return best
 
 
@@ -369,18 +383,39 @@ def _run_meldable(pattern: int, jok: bool) -> int:
     return out
 
 
+
+
+def hand_bits(hand) -> int:
+    """Bit k set when ``hand`` holds card kind k (k < 52). One C-level pass
+    (bytes → translate → int) instead of 52 python-level tests: it is on the hot path."""
+    return int(bytes(hand[51::-1]).translate(_PRESENT_DIGIT), 2)
+
+
+@cache
+def _suit_kinds(s: int, ranks: int) -> tuple[int, ...]:
+    """The card kinds of suit ``s`` whose rank bits (ace = bit 0) are set in ``ranks``."""
+    return tuple(s * 13 + r for r in range(13) if ranks >> r & 1)
+
+
 def meldable_kinds(hand) -> list[int]:
     """Kinds of the hand that belong to some meld made only of hand cards."""
+    bits = hand_bits(hand)
     jok = hand[JOKER] > 0
-    pats = [0, 0, 0, 0]
-    ranks = [0] * 13
-    ks = [k for k in range(52) if hand[k]]
-    for k in ks:
-        pats[k // 13] |= 1 << (k % 13)
-        ranks[k % 13] += 1
-    runs = [_run_meldable(p, jok) for p in pats]
-    out = [k for k in ks if ranks[k % 13] + jok >= 3 or runs[k // 13] >> (k % 13) & 1]
-    if jok and (max(ranks) >= 2 or any(_run_meldable(p, True) for p in pats)):
+    pats = (bits & 8191, bits >> 13 & 8191, bits >> 26 & 8191, bits >> 39)
+    a, b, c, d = pats
+    if jok:   # ranks held in >= 2 suits: a set with the joker
+        ranks = a & b | a & c | a & d | b & c | b & d | c & d
+    else:     # ranks held in >= 3 suits
+        ranks = a & b & (c | d) | c & d & (a | b)
+    out: list[int] = []
+    runs = 0
+    for s in range(4):
+        run = _run_meldable(pats[s], jok)
+        runs |= run
+        sel = pats[s] & (ranks | run)
+        if sel:
+            out.extend(_suit_kinds(s, sel))
+    if jok and (ranks or runs):
         out.append(JOKER)
     return out
 
@@ -415,16 +450,4 @@ def layoff_kinds(m: tuple, hand, room: int) -> list[int]:
             else:
                 break
     return out
-
-
-# ---------------------------------------------------------------- helpers
-def _suit_key(hand, s: int) -> tuple[int, int]:
-    """(bit pattern of the ranks of suit ``s`` in the hand, number of its aces)."""
-    base = s * 13
-    pat = 0
-    for r in range(13):
-        if hand[base + r]:
-            pat |= 1 << r
-    return pat, hand[base]
-
 

@@ -1,7 +1,8 @@
 """Scala 40 rules engine: one Game, one State. Pure (numpy + stdlib).
 
 The rules as implemented, with the decisions we took, are in RULES.md; the
-action ids in actions.py; meld logic and the opening solver in melds.py.
+action ids in actions.py; the legal mask in mask.py; meld logic in melds.py and
+the opening solver in solver.py.
 
 A turn is a small phase machine: DRAW (stock or discard) → PLAY (build melds
 card by card, commit them, lay off, swap jokers, undo the staging) → a discard
@@ -19,21 +20,17 @@ import numpy as np
 
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.scala40 import actions as A
+from baralho.envs.scala40.mask import legal_mask
 from baralho.envs.scala40.melds import (
     JOKER,
     NUM_KINDS,
     OPEN_MIN,
-    RUN,
-    extend_extra,
     extend_options,
     hand_penalty,
     joker_key,
     joker_standin,
-    layoff_kinds,
     meld_cards,
     meld_value,
-    meldable_kinds,
-    new_meld_extra,
     parse_group,
     swap_joker,
     valid_meld,
@@ -51,7 +48,6 @@ from baralho.envs.scala40.observation import (
     resample_hidden,
 )
 from baralho.envs.scala40.render import describe, render
-from baralho.envs.scala40.solver import may_open_with, opening_reachable, opening_selects
 
 ENV_ID = "scala40_v0"
 HAND_SIZE = 13
@@ -167,7 +163,6 @@ class Scala40Game:
         max_hands = n * (ELIMINATION + 1) if self.match else 1
         self.max_decisions = max_hands * ROUNDS_PER_HAND * n * MAX_TURN_DECISIONS
         self._needs_rng = self.match or self.config.turnover == "shuffled"
-        self._empty = np.zeros(A.NUM_ACTIONS, np.int8)
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
         self._scratch = np.zeros(PUB_SIZE, np.float32)  # check_invariants' fresh table block
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
@@ -264,142 +259,7 @@ class Scala40Game:
 
     # ----------------------------------------------------------------- mask
     def legal_mask(self, s: Scala40State) -> np.ndarray:
-        mask = self._empty.copy()
-        if s.phase == OVER:
-            return mask
-        p = s.player
-        hand = s.hands[p]
-        can_close = self.closing_allowed(s)
-        keep = 1 if can_close else 2
-        if s.phase == DRAW:
-            mask[A.DRAW_STOCK] = 1
-            if s.discard and self._may_take(s, hand, s.discard[-1], keep, can_close):
-                mask[A.DRAW_DISCARD] = 1
-            return mask
-        opened = s.opened[p]
-        hsize = s.hand_size[p]
-        ob = s.obligation
-        guided = ob >= 0 and not opened
-        pend = s.pending
-        if pend:
-            if guided:
-                for k in opening_selects(hand, pend, s.staged_value, -1 if s.ob_used else ob, keep, can_close):
-                    mask[A.SELECT + k] = 1
-            else:
-                for k in self._pending_candidates(pend, hand):
-                    hand[k] -= 1
-                    if self._completable(s, pend + [k], hand, hsize - 1, keep, opened):
-                        mask[A.SELECT + k] = 1
-                    hand[k] += 1
-            if len(pend) >= 3 and len(s.melds) < A.MAX_MELDS and hsize >= keep:
-                for a in self._commit_actions(s, hand, keep, can_close, guided):
-                    mask[a] = 1
-            if opened and hsize >= keep:
-                real = next((k for k in pend if k != JOKER), -1)
-                for i, m in enumerate(s.melds):
-                    if real >= 0 and m[1] != (real // 13 if m[0] == RUN else real % 13 + 1):
-                        continue  # wrong suit or rank: cannot take these cards
-                    opts = extend_options(m, pend)
-                    if opts:
-                        mask[A.EXTEND + i] = 1
-                        if len(opts) > 1:
-                            mask[A.EXTEND_LOW + i] = 1
-            if not opened and s.undos:
-                mask[A.UNDO] = 1
-            return mask
-        # nothing being built
-        if opened and ob >= 0:  # must_use: the taken card is the first card played
-            hand[ob] -= 1
-            if self._completable(s, [ob], hand, hsize - 1, keep, True):
-                mask[A.SELECT + ob] = 1
-            hand[ob] += 1
-            return mask
-        room = hsize - 1 - keep
-        if guided:
-            for k in opening_selects(hand, [], s.staged_value, -1 if s.ob_used else ob, keep, can_close):
-                mask[A.SELECT + k] = 1
-        elif room >= 0:
-            for k in self._single_selects(s, hand, room, opened):
-                mask[A.SELECT + k] = 1
-        if opened:
-            for i, m in enumerate(s.melds):
-                if m[4] and hand[joker_standin(m)]:
-                    mask[A.SWAP + i] = 1
-        elif s.staged and s.undos:
-            mask[A.UNDO] = 1
-        if not guided or (s.ob_used and hsize == 1 and can_close):
-            mask[A.DISCARD:] = s.hand_f[p] > 0
-        return mask
-
-    def _may_take(self, s, hand, top, keep, can_close) -> bool:
-        if s.turn == 0:
-            return True  # the first player's free pick of the dealt discard
-        hsize = s.hand_size[s.player]
-        if s.opened[s.player]:
-            if self.config.taken_discard == "free":
-                return True
-            return self._completable(s, [top], hand, hsize, keep, True)
-        return may_open_with(hand, top, keep, can_close)
-
-    @staticmethod
-    def _pending_candidates(pend, hand) -> list[int]:
-        """Kinds that may join the cards being built: same suit or same rank, or a joker."""
-        real = [k for k in pend if k != JOKER]
-        if not real:
-            return [k for k in range(NUM_KINDS) if hand[k]]
-        r, t = real[0] % 13, real[0] // 13
-        out = [k for k in range(t * 13, t * 13 + 13) if hand[k]]
-        out.extend(u * 13 + r for u in range(4) if u != t and hand[u * 13 + r])
-        if hand[JOKER]:
-            out.append(JOKER)
-        return out
-
-    def _completable(self, s, pend, hand, hsize, keep, opened) -> bool:
-        """Can ``pend`` still become a new meld or a lay-off, keeping ``keep`` cards in hand?"""
-        room = hsize - keep
-        if room < 0:
-            return False
-        if len(s.melds) < A.MAX_MELDS:
-            e = new_meld_extra(pend, hand)
-            if e is not None and e <= room:
-                return True
-        if opened:
-            real = [k for k in pend if k != JOKER]
-            for m in s.melds:
-                if real and (m[1] != (real[0] // 13 if m[0] == RUN else real[0] % 13 + 1)):
-                    continue
-                e = extend_extra(m, pend, hand)
-                if e is not None and e <= room:
-                    return True
-        return False
-
-    def _single_selects(self, s, hand, room, opened) -> list[int]:
-        """Kinds k whose selection (nothing being built yet) can be completed."""
-        out = meldable_kinds(hand) if room >= 2 and len(s.melds) < A.MAX_MELDS else []
-        if opened:
-            extra = set()
-            for m in s.melds:
-                extra.update(layoff_kinds(m, hand, room))
-            if extra:
-                out = sorted(extra.union(out))
-        return out
-
-    def _commit_actions(self, s, hand, keep, can_close, guided) -> list[int]:
-        out = []
-        plain = None
-        for m in parse_group(s.pending):
-            if guided:
-                used = s.ob_used or s.obligation in s.pending
-                if not opening_reachable(hand, [], s.staged_value + meld_value(m),
-                                         -1 if used else s.obligation, keep, can_close):
-                    continue
-            if m[4]:
-                out.append(A.joker_action(*joker_key(m)))
-            else:
-                plain = A.COMMIT
-        if plain is not None:
-            out.append(plain)
-        return out
+        return legal_mask(self, s)
 
     # ---------------------------------------------------------------- apply
     def apply(self, s: Scala40State, action: int):

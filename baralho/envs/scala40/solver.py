@@ -20,7 +20,7 @@ from baralho.envs.scala40.melds import (
     RUN,
     SET,
     SET_VALUE,
-    _suit_key,
+    hand_bits,
     kind_of,
     meldable_kinds,
 )
@@ -33,14 +33,18 @@ def all_melds(hand) -> list[tuple[tuple[int, ...], int, tuple]]:
     """Every meld (cards, value, meld tuple) that can be formed from ``hand``, best value first."""
     out = []
     jok = hand[JOKER] > 0
-    for r in range(13):
-        mask = (hand[r] > 0) | (hand[13 + r] > 0) << 1 | (hand[26 + r] > 0) << 2 | (hand[39 + r] > 0) << 3
-        if POPCOUNT[mask] + jok >= 3:
-            out.extend(_set_melds(r, mask, jok))
-    for s in range(4):
-        pat, aces = _suit_key(hand, s)
+    bits = hand_bits(hand)
+    a, b, c, d = bits & 8191, bits >> 13 & 8191, bits >> 26 & 8191, bits >> 39
+    # ranks held in >= 3 suits (>= 2 with a joker): the only ones that make a set
+    ranks = a & b | a & c | a & d | b & c | b & d | c & d if jok else a & b & (c | d) | c & d & (a | b)
+    while ranks:
+        r = (ranks & -ranks).bit_length() - 1
+        ranks &= ranks - 1
+        out.extend(_set_melds(r, (a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3,
+                              jok))
+    for s, pat in enumerate((a, b, c, d)):
         if pat:
-            out.extend(_run_melds(s, pat, min(aces, 2), jok))
+            out.extend(_run_melds(s, pat, min(hand[s * 13], 2), jok))
     out.sort(key=_neg_value)
     return out
 
