@@ -16,8 +16,9 @@
 3. Ray: a local instance by default, a cluster when given its address.
    ``num_env_runners`` processes sample in parallel (one CPU each, plus one for
    the driver and learner); ``num_env_runners=0`` samples in the driver.
-4. Every iteration prints env steps, steps/s, episode length and the illegal
-   action count (which must stay 0); a checkpoint goes to ``--out``.
+4. Every iteration prints env steps, steps/s (while sampling, and over the
+   whole iteration with the PPO update), episode length and the illegal action
+   count (which must stay 0); a checkpoint and ``history.json`` go to ``--out``.
 """
 
 from __future__ import annotations
@@ -167,7 +168,8 @@ def summarize(result: dict) -> dict:
         "env_steps_lifetime": int(runners.get("num_env_steps_sampled_lifetime", 0)),
         # RLlib's throughput: env steps sampled per second of wall time since the last iteration
         "env_steps_per_s": float(throughput),
-        # seconds each runner spent sampling (mean over runners): steps / (runners * this) is per-runner speed
+        # seconds each runner spent in sample() (mean over runners, which sample in parallel):
+        # env_steps / sample_s is the sampling rate of all runners together
         "sample_s": float(runners.get("sample", float("nan"))),
         "episodes": int(runners.get("num_episodes", 0)),
         "episode_len_mean": float(runners.get("episode_len_mean", float("nan"))),
@@ -178,11 +180,15 @@ def summarize(result: dict) -> dict:
 
 
 def init_ray(address: str | None) -> None:
-    """A local instance (no dashboard) when ``address`` is None, else join that cluster."""
+    """A new local instance (no dashboard) when ``address`` is None, else join that cluster.
+
+    ``address="local"`` rather than Ray's default: a plain ``ray.init()`` would join any
+    Ray cluster already running on this machine (or a stale one left by a killed head node).
+    """
     if ray.is_initialized():
         return
     if address is None:
-        ray.init(include_dashboard=False)
+        ray.init(address="local", include_dashboard=False)
     else:
         ray.init(address=address)
 
@@ -202,8 +208,9 @@ def train(cfg: RLlibConfig, progress: bool = True) -> tuple[list[dict], Path]:
             row["wall_s"] = time.perf_counter() - start
             history.append(row)
             if progress:
-                print(f"iter {row['iteration']:>3}  env steps {row['env_steps']:>7,} "
-                      f"({row['env_steps_per_s']:,.0f}/s, RLlib's throughput)  "
+                print(f"iter {row['iteration']:>3}  env steps {row['env_steps']:>7,}  "
+                      f"sampling {row['env_steps'] / row['sample_s']:,.0f}/s  "
+                      f"wall {row['env_steps'] / row['wall_s']:,.0f}/s  "
                       f"episodes {row['episodes']:>5}  len {row['episode_len_mean']:.1f}  "
                       f"illegal actions so far {row['illegal_actions_lifetime']}"
                       f"/{row['actions_checked_lifetime']:,}", flush=True)

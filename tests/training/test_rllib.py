@@ -94,7 +94,7 @@ def test_bad_env_config_is_refused_before_ray_starts(tmp_path):
 def local_ray():
     import ray
 
-    ray.init(include_dashboard=False, num_cpus=2)
+    ray.init(address="local", include_dashboard=False, num_cpus=2)
     yield
     ray.shutdown()
 
