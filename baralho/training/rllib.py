@@ -195,7 +195,10 @@ def init_ray(address: str | None) -> None:
 
 
 def train(cfg: RLlibConfig, progress: bool = True) -> tuple[list[dict], Path]:
-    """Train ``cfg.iterations`` PPO iterations; returns the per-iteration summaries and the checkpoint folder."""
+    """Train ``cfg.iterations`` PPO iterations; returns the per-iteration summaries and the checkpoint folder.
+
+    Sets torch to one thread in this process (see below).
+    """
     if cfg.env_id not in baralho.ENV_IDS:
         raise ValueError(f"unknown env id {cfg.env_id!r}; one of {baralho.ENV_IDS}")
     baralho.make(cfg.env_id, **cfg.env_config)      # a bad option fails here, clearly, before Ray starts
