@@ -1,4 +1,4 @@
-"""The ``baralho`` command line: demo, tournament, train, evaluate, play, replay."""
+"""The ``baralho`` command line: demo, tournament, train, train-rllib, evaluate, play, replay."""
 
 from __future__ import annotations
 
@@ -56,6 +56,17 @@ def tournament(args: argparse.Namespace) -> int:
 def train(args: argparse.Namespace) -> int:
     from baralho.training import train as t
 
+    args.config = parse_config(args.config)
+    return t.main(args)
+
+
+def train_rllib(args: argparse.Namespace) -> int:
+    try:
+        from baralho.training import rllib as t
+    except ImportError as err:
+        print(f"baralho: train-rllib needs Ray RLlib ({err}); install it with: pip install 'baralho[rllib]'",
+              file=sys.stderr)
+        return 2
     args.config = parse_config(args.config)
     return t.main(args)
 
@@ -130,6 +141,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="output folder (default runs/train)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=train)
+    p = sub.add_parser("train-rllib", help="PPO self-play with Ray RLlib: one masked policy for every seat")
+    p.add_argument("env_id", choices=baralho.ENV_IDS)
+    p.add_argument("--iterations", type=int, default=10, help="PPO iterations (default 10)")
+    p.add_argument("--num-env-runners", dest="num_env_runners", type=int, default=1,
+                   help="sampling processes, one CPU each (default 1; 0 samples in the driver)")
+    p.add_argument("--envs-per-runner", dest="envs_per_runner", type=int, default=1,
+                   help="envs stepped together in each runner, batching the policy's forward pass (default 1)")
+    p.add_argument("--train-batch-size", dest="train_batch_size", type=int, default=4000,
+                   help="env steps per iteration (default 4000)")
+    p.add_argument("--address", default=None,
+                   help="a Ray cluster to join ('auto' on a cluster node, or ray://HEAD:10001); default: a local one")
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--out", default="runs/rllib", help="checkpoint and history.json (default runs/rllib)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=train_rllib)
     p = sub.add_parser("evaluate", help="a trained model against an opponent: win rates with 95%% CIs")
     p.add_argument("model")
     p.add_argument("env_id", choices=baralho.ENV_IDS)
