@@ -376,20 +376,42 @@ def select_extras(pending: list[int], hand) -> dict[int, int]:
         base = s0 * 13
         aces = hand[base]
         jh = hj > 0 and not jp
-        for r in range(13):
+        if aces:   # the ace may take either end: the general path
+            e = _run_part(real + [base], jp, b & ~_BOTH_ACES if aces == 1 else b, jh, aces == 2)
+            if e is not None:
+                old = out.get(base)
+                if old is None or e < old:
+                    out[base] = e
+        # any other card adds one position to each way of placing the group
+        # (_run_part inlined: the group's positions are worked out once)
+        variants = []
+        for ps in _positions(real):
+            qm = 0
+            for p in ps:
+                qm |= 1 << p
+            if qm.bit_count() == len(ps):
+                variants.append((qm, min(ps), max(ps)))
+        one_ace = aces == 1
+        for r in range(1, 13):
             c = hand[base + r]
             if not c:
                 continue
-            k = base + r
-            if c == 1:
-                bk = b & ~(_BOTH_ACES if r == 0 else 1 << (r + 1))
-            else:
-                bk = b
-            e = _run_part(real + [k], jp, bk, jh, (aces - (r == 0)) == 1)
-            if e is not None:
+            p = r + 1
+            bk = b & ~(1 << p) if c == 1 else b
+            best = None
+            for qv, mn, mx in variants:
+                if qv >> p & 1:
+                    continue
+                lo = max(1, min(mn, p) - 2)
+                span = (1 << (min(14, max(mx, p) + 2) + 1)) - (1 << lo)
+                e = _run_extra(qv | 1 << p, bk & span, jp, jh, one_ace and span & _BOTH_ACES == _BOTH_ACES)
+                if e is not None and (best is None or e < best):
+                    best = e
+            if best is not None:
+                k = base + r
                 old = out.get(k)
-                if old is None or e < old:
-                    out[k] = e
+                if old is None or best < old:
+                    out[k] = best
         if hj and not jp:
             e = _run_part(real, 1, b, False, aces == 1)
             if e is not None:
