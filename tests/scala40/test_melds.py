@@ -250,3 +250,30 @@ def test_new_meld_extra_matches_a_search_over_every_meld():
         fits = ((counts >= g) & (counts <= g + np.array(hand))).all(1)
         want = int((sizes[fits] - len(group)).min()) if fits.any() else None
         assert new_meld_extra(group, hand) == want, (group, hand)
+
+
+def test_select_extras_matches_new_meld_extra_per_candidate():
+    # the mask's one-pass candidate arithmetic against one new_meld_extra call per card
+    from baralho.envs.scala40.melds import new_meld_extra, select_extras
+
+    rng = np.random.default_rng(8)
+    checked = 0
+    for hand in _random_hands(9, 3000):
+        s, r = int(rng.integers(4)), int(rng.integers(13))
+        if rng.random() < 0.5:
+            group = [s * 13 + int(x) for x in rng.choice(13, rng.integers(1, 4), replace=False)]
+        else:
+            group = [int(u) * 13 + r for u in rng.choice(4, rng.integers(1, 3), replace=False)]
+        if rng.random() < 0.3:
+            group.append(52)
+        got = select_extras(group, hand)
+        for k in range(53):
+            if hand[k]:
+                hand[k] -= 1
+                want = new_meld_extra(group + [k], hand)
+                hand[k] += 1
+                assert got.get(k) == want, (group, k, hand)
+                checked += want is not None
+    assert checked > 1000  # the comparison is not vacuous
+    with pytest.raises(ValueError):
+        select_extras([52], hand)

@@ -30,6 +30,7 @@ from baralho.envs.scala40.melds import (
     meldable_kinds,
     new_meld_extra,
     parse_group,
+    select_extras,
 )
 from baralho.envs.scala40.solver import may_open_with, opening_reachable, opening_selects
 
@@ -133,13 +134,24 @@ def _pending_selects(mask: bytearray, s, pend: list[int], hand, room: int, opene
     if room < 0:
         return
     # No memo on the hand here: measured on random play, a key of the hand's counts in
-    # the built card's suit and rank hit 4% of the time; new_meld_extra memoises the
-    # part that repeats (the cards near the group) instead.
+    # the built card's suit and rank hit 4% of the time. select_extras answers
+    # new_meld_extra for every candidate in one pass over the hand instead.
     can_new = len(s.melds) < A.MAX_MELDS
+    lone_joker = all(k == JOKER for k in pend)
+    extras = select_extras(pend, hand) if can_new and not lone_joker else None
     for k in _pending_candidates(pend, hand):
+        if extras is not None:
+            e = extras.get(k)
+            if e is not None and e <= room:
+                mask[A.SELECT + k] = 1
+                continue
+            if not opened:
+                continue
+        elif not opened and not can_new:
+            continue
         hand[k] -= 1
         group = pend + [k]
-        if can_new:
+        if can_new and lone_joker:
             e = new_meld_extra(group, hand)
             ok = e is not None and e <= room
         else:

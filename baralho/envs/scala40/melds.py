@@ -311,22 +311,114 @@ def new_meld_extra(pending: list[int], hand) -> int | None:
             if avail >= need:
                 best = need
     if all(k // 13 == s0 for k in real):
+        e = _run_part(real, jp, _suit_bits(hand, s0), jh, hand[s0 * 13] == 1)
+        if e is not None and (best is None or e < best):
+            best = e
+    return best
+
+
+def _run_part(real: list[int], jp: int, b: int, jh: bool, one_ace: bool) -> int | None:
+    """new_meld_extra's run half: ``real`` (one suit) and ``jp`` jokers, the hand
+    holding run positions ``b`` of that suit (``one_ace``: a single ace) and a
+    joker it may add when ``jh``."""
+    best = None
+    for ps in _positions(real):
+        qm = 0
+        for p in ps:
+            qm |= 1 << p
+        if qm.bit_count() != len(ps):
+            continue
+        # only the hand's cards within two places of the group matter (a window
+        # reaches at most two beyond it): memoise on that slice of the suit
+        lo = max(1, min(ps) - 2)
+        span = (1 << (min(14, max(ps) + 2) + 1)) - (1 << lo)
+        e = _run_extra(qm, b & span, jp, jh, one_ace and span & _BOTH_ACES == _BOTH_ACES)
+        if e is not None and (best is None or e < best):
+            best = e
+    return best
+
+
+def select_extras(pending: list[int], hand) -> dict[int, int]:
+    """For every card kind k the hand holds: ``new_meld_extra(pending + [k], hand - k)``
+    where that is not None, computed in one pass (the mask's candidate loop).
+
+    ``pending`` must hold a real card (a lone joker goes through new_meld_extra).
+    The suit bits, the set's suits and the jokers are read once; each candidate
+    only adjusts them for the card it takes out of the hand."""
+    real = [k for k in pending if k != JOKER]
+    jp = len(pending) - len(real)
+    out: dict[int, int] = {}
+    if not real:
+        raise ValueError("select_extras needs a group with a real card (a lone joker: new_meld_extra)")
+    if jp > 1:
+        return out
+    hj = hand[JOKER]
+    r0, s0 = real[0] % 13, real[0] // 13
+    # sets: every real card of rank r0, in distinct suits
+    if all(k % 13 == r0 for k in real):
+        suits = 0
+        for k in real:
+            suits |= 1 << (k // 13)
+        if POPCOUNT[suits] == len(real):
+            free = [t for t in range(4) if not suits >> t & 1 and hand[t * 13 + r0]]
+            have = len(real) + jp
+            if have + 1 <= 4:
+                need = max(0, 2 - have)
+                jh = 1 if hj and not jp else 0
+                for t in free:   # k = the card of suit t: the others (and a joker) may complete
+                    if len(free) - 1 + jh >= need:
+                        out[t * 13 + r0] = need
+                if hj and not jp and len(free) >= need:   # k = a joker
+                    out[JOKER] = need
+    # runs: every real card of suit s0
+    if all(k // 13 == s0 for k in real):
         b = _suit_bits(hand, s0)
-        one_ace = hand[s0 * 13] == 1
+        base = s0 * 13
+        aces = hand[base]
+        jh = hj > 0 and not jp
+        if aces:   # the ace may take either end: the general path
+            e = _run_part(real + [base], jp, b & ~_BOTH_ACES if aces == 1 else b, jh, aces == 2)
+            if e is not None:
+                old = out.get(base)
+                if old is None or e < old:
+                    out[base] = e
+        # any other card adds one position to each way of placing the group
+        # (_run_part inlined: the group's positions are worked out once)
+        variants = []
         for ps in _positions(real):
             qm = 0
             for p in ps:
                 qm |= 1 << p
-            if qm.bit_count() != len(ps):
+            if qm.bit_count() == len(ps):
+                variants.append((qm, min(ps), max(ps)))
+        one_ace = aces == 1
+        for r in range(1, 13):
+            c = hand[base + r]
+            if not c:
                 continue
-            # only the hand's cards within two places of the group matter (a window
-            # reaches at most two beyond it): memoise on that slice of the suit
-            lo = max(1, min(ps) - 2)
-            span = (1 << (min(14, max(ps) + 2) + 1)) - (1 << lo)
-            e = _run_extra(qm, b & span, jp, jh, one_ace and span & _BOTH_ACES == _BOTH_ACES)
-            if e is not None and (best is None or e < best):
-                best = e
-    return best
+            p = r + 1
+            bk = b & ~(1 << p) if c == 1 else b
+            best = None
+            for qv, mn, mx in variants:
+                if qv >> p & 1:
+                    continue
+                lo = max(1, min(mn, p) - 2)
+                span = (1 << (min(14, max(mx, p) + 2) + 1)) - (1 << lo)
+                e = _run_extra(qv | 1 << p, bk & span, jp, jh, one_ace and span & _BOTH_ACES == _BOTH_ACES)
+                if e is not None and (best is None or e < best):
+                    best = e
+            if best is not None:
+                k = base + r
+                old = out.get(k)
+                if old is None or best < old:
+                    out[k] = best
+        if hj and not jp:
+            e = _run_part(real, 1, b, False, aces == 1)
+            if e is not None:
+                old = out.get(JOKER)
+                if old is None or e < old:
+                    out[JOKER] = e
+    return out
 
 
 def extend_extra(m: tuple, pending: list[int], hand) -> int | None:

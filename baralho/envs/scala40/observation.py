@@ -105,34 +105,46 @@ def fill_melds(pub: np.ndarray, melds: list, n_staged: int) -> None:
 
 
 def observe(game, s, player: int) -> np.ndarray:
-    """The flat observation of ``player`` (built from the state's ready-made pieces)."""
-    o = game._off
+    """The flat observation of ``player`` (built from the state's ready-made pieces).
+
+    Hot path (every step): offsets are plain attributes read once, and the
+    ready-made blocks go in with one slice copy each."""
     n = game.num_players
-    obs = np.zeros(game.obs_layout.size, np.float32)
+    obs = np.zeros(game.obs_size, np.float32)
     obs[:NUM_KINDS] = s.hand_f[player]
-    for k in s.pending:
-        obs[o["building"] + k] += 1.0
+    pend = s.pending
+    if pend:
+        b = game.o_building
+        for k in pend:
+            obs[b + k] = pend.count(k)
     if s.phase != OVER:
-        obs[o["to_act"] + (s.player - player) % n] = 1.0
-        obs[o["phase"] + s.phase] = 1.0
-        t = o["turn"]
-        actor_open = s.opened[s.player]
+        actor = s.player
+        obs[game.o_to_act + (actor - player) % n] = 1.0
+        obs[game.o_phase + s.phase] = 1.0
+        t = game.o_turn
+        actor_open = s.opened[actor]
+        was_open = s.was_open
         obs[t] = s.turn >= s.eliminated.count(False)
-        obs[t + 1] = s.was_open
-        obs[t + 2] = actor_open and not s.was_open
+        obs[t + 1] = was_open
+        obs[t + 2] = actor_open and not was_open
         obs[t + 3] = s.undos > 0 and not actor_open
         obs[t + 4] = s.staged_value / 100.0
         obs[t + 5] = s.took >= 0
         if s.obligation >= 0:
-            obs[o["obligation"] + s.obligation] = 1.0
-    g = o["progress"]
+            obs[game.o_obligation + s.obligation] = 1.0
+    g = game.o_progress
     obs[g] = s.turn / s.turn_limit
     obs[g + 1] = min(s.turnovers, 10) / 10.0
     obs[g + 2] = s.first == player
-    obs[o["melds"]:o["melds"] + PUB_SIZE] = s.pub
-    obs[o["players"]:o["known"]] = s.players_f[player:player + n].ravel()
-    obs[o["known"]:] = s.known_f[player:player + n].ravel()
+    pl, kn = game.o_players, game.o_known
+    # NB PUB_SIZE is one NUM_KINDS row longer than the layout's table fields (a gap
+    # after discard_recent), so the pile sizes land in the players' rows and are
+    # overwritten below; kept as on main (observations unchanged), see the report
+    obs[game.o_melds:game.o_melds + PUB_SIZE] = s.pub
+    obs[pl:kn] = s.players_f[player:player + n].ravel()
+    obs[kn:] = s.known_f[player:player + n].ravel()
     return obs
+
 
 def has_hidden(s, player: int) -> bool:
     """Something is unknown to ``player``: the generator of later deals or shuffles,

@@ -166,6 +166,11 @@ class Scala40Game:
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
         self._scratch = np.zeros(PUB_SIZE, np.float32)  # check_invariants' fresh table block
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
+        # observation offsets as plain attributes (observe reads them every step)
+        self.obs_size = self.obs_layout.size
+        for name in ("building", "to_act", "phase", "turn", "obligation", "progress", "melds",
+                     "players", "known"):
+            setattr(self, "o_" + name, self._off[name])
 
     # ------------------------------------------------------------------ deal
     def new_state(self, rng: np.random.Generator) -> Scala40State:
@@ -258,8 +263,8 @@ class Scala40Game:
         return s.turn >= self.alive(s)
 
     # ----------------------------------------------------------------- mask
-    def legal_mask(self, s: Scala40State) -> np.ndarray:
-        return legal_mask(self, s)
+    # mask.legal_mask(game, s) is the method itself (no wrapper call on the hot path)
+    legal_mask = legal_mask
 
     # ---------------------------------------------------------------- apply
     def apply(self, s: Scala40State, action: int):
@@ -452,8 +457,8 @@ class Scala40Game:
         return r
 
     # ---------------------------------------------------------- observation
-    def observe(self, s: Scala40State, player: int) -> np.ndarray:
-        return observe(self, s, player)
+    # observation.observe(game, s, player) is the method itself (hot path)
+    observe = observe
 
     # -------------------------------------------------------- hidden state
     def has_hidden(self, s: Scala40State, player: int) -> bool:
