@@ -40,9 +40,6 @@ def test_observation_shows_own_hand_and_public_table_only():
     assert o1["hand"][card("Qs")] == 1 and o1["hand"][card("2c")] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="known bug, kept for the lead to decide (it changes what the shipped "
-                   "policy sees): observation.PUB_SIZE counts 3 rows of 53 where the layout has 2 "
-                   "(discard_top, discard_counts), so the pile sizes land in the players' rows and are overwritten")
 def test_observation_shows_the_pile_sizes():
     s = position(G3, {0: "2c 2c 5d JK", 1: "Qs Qd", 2: "3h"}, discard="4s 9d")
     o = G3.obs_layout.decode(G3.observe(s, 0))

@@ -54,7 +54,7 @@ def build_layout(n: int) -> ObsLayout:
 
 PUB_FIELDS = ("melds", "discard_top", "discard_counts", "discard_recent", "piles")
 MELD_SIZE = MAX_MELDS * MELD_COLS
-PUB_SIZE = MELD_SIZE + 3 * NUM_KINDS + RECENT * NUM_KINDS + 2
+PUB_SIZE = MELD_SIZE + 2 * NUM_KINDS + RECENT * NUM_KINDS + 2
 
 
 def pile_block(pub: np.ndarray, discard: list, stock_size: int) -> None:
@@ -137,9 +137,6 @@ def observe(game, s, player: int) -> np.ndarray:
     obs[g + 1] = min(s.turnovers, 10) / 10.0
     obs[g + 2] = s.first == player
     pl, kn = game.o_players, game.o_known
-    # NB PUB_SIZE is one NUM_KINDS row longer than the layout's table fields (a gap
-    # after discard_recent), so the pile sizes land in the players' rows and are
-    # overwritten below; kept as on main (observations unchanged), see the report
     obs[game.o_melds:game.o_melds + PUB_SIZE] = s.pub
     obs[pl:kn] = s.players_f[player:player + n].ravel()
     obs[kn:] = s.known_f[player:player + n].ravel()

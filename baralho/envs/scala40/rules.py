@@ -37,6 +37,7 @@ from baralho.envs.scala40.melds import (
 )
 from baralho.envs.scala40.observation import (
     MELD_SIZE,
+    PUB_FIELDS,
     PUB_SIZE,
     RECENT,
     build_layout,
@@ -166,6 +167,11 @@ class Scala40Game:
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
         self._scratch = np.zeros(PUB_SIZE, np.float32)  # check_invariants' fresh table block
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
+        fields = self.obs_layout.fields
+        # the public block is copied in one slice: it must be exactly the layout's table fields
+        # (a mismatch once wrote the pile sizes into the players' rows, where they were overwritten)
+        if fields[PUB_FIELDS[-1]].stop - fields[PUB_FIELDS[0]].start != PUB_SIZE:
+            raise AssertionError("scala40: PUB_SIZE does not match the layout's public fields")
         # observation offsets as plain attributes (observe reads them every step)
         self.obs_size = self.obs_layout.size
         for name in ("building", "to_act", "phase", "turn", "obligation", "progress", "melds",
