@@ -16,7 +16,10 @@ decisions (Scala 40: the draw and the discard; Roda de Samba: draw, instrument,
 sambista, discard); the heuristic plays every other decision, in the tree, in
 rollouts and at the table. Rollouts are the heuristic's, cut off after the
 guide's ``rollout_depth`` decisions and scored by its ``evaluate``. The tree only
-branches where the game is decided, so a few dozen simulations go a long way.
+branches where the game is decided. At the root every candidate is played on
+the same determinizations with the same rollout seed (common random numbers),
+and an alternative overrules the proposal only when its paired advantage is
+``confidence`` standard errors above zero.
 
 The agent reads the live state only through ``resample_hidden``, whose draw
 depends only on what the seat knows (the conformance suite checks it), so its
@@ -47,11 +50,14 @@ class ISMCTSAgent:
     from its own observation) instead of uniformly random moves.
     ``guided=True`` searches only the key decisions the game's guide names, among
     the heuristic's proposal and a few alternatives (module docstring); it implies
-    heuristic rollouts, ``rollout_depth`` overrides the guide's cut-off (None: the guide's)."""
+    heuristic rollouts, ``rollout_depth`` overrides the guide's cut-off (None: the guide's),
+    and an alternative replaces the proposal only when it beats it by ``confidence``
+    standard errors of the paired (same determinization) differences."""
 
     def __init__(self, simulations: int | None = 200, seconds: float | None = None,
                  exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
-                 rollout: str = "random", guided: bool = False, rollout_depth: int | None = None) -> None:
+                 rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
+                 confidence: float = 1.0) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and simulations < 1:
@@ -67,6 +73,7 @@ class ISMCTSAgent:
         self.guided = guided
         self.rollout = "heuristic" if guided else rollout
         self.rollout_depth = rollout_depth
+        self.confidence = confidence
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.env = None
@@ -125,13 +132,14 @@ class ISMCTSAgent:
         rng = self.rng
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         n = 0
+        paired: list[list[float]] = []      # guided: per determinization, each candidate's return
         while True:
             det = game.resample_hidden(state, seat, rng)   # the only read of the live state
             if self.guided:
                 # every candidate on the same determinization and the same rollout seed
                 # (common random numbers: the comparison sees the move, less the deal)
-                for a in candidates:
-                    self._iterate_guided(game, det.copy(), root, [a], rollout_seed=n)
+                paired.append([self._iterate_guided(game, det.copy(), root, [a], rollout_seed=n)
+                               for a in candidates])
                 n += len(candidates)
             else:
                 self._iterate(game, det, root, rng)
@@ -140,8 +148,8 @@ class ISMCTSAgent:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-        if self.guided:  # best mean return (ties: the earlier candidate, the proposal first)
-            return max(candidates, key=lambda a: (root.value[a] / root.visits[a], -candidates.index(a)))
+        if self.guided:
+            return self._choose(candidates, np.asarray(paired))
         # most visited root action (ties: lowest id, deterministic)
         return max(sorted(root.visits), key=lambda a: root.visits[a])
 
@@ -170,7 +178,19 @@ class ISMCTSAgent:
             nd.visits[a] = nd.visits.get(a, 0) + 1
             nd.value[a] = nd.value.get(a, 0.0) + float(ret[actor])
 
-    def _iterate_guided(self, game, s, root: _Node, candidates: list[int], rollout_seed: int) -> None:
+    def _choose(self, candidates: list[int], paired: np.ndarray) -> int:
+        """The best mean return, but the proposal (column 0) unless the best beats it by
+        ``confidence`` standard errors of their paired differences: a few noisy rollouts
+        should not overrule the heuristic."""
+        means = paired.mean(axis=0)
+        best = int(np.argmax(means))             # ties: the earlier candidate, the proposal first
+        if best == 0:
+            return candidates[0]
+        diff = paired[:, best] - paired[:, 0]
+        spread = diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf
+        return candidates[best] if diff.mean() > self.confidence * spread else candidates[0]
+
+    def _iterate_guided(self, game, s, root: _Node, candidates: list[int], rollout_seed: int) -> float:
         """One simulation of the guided search from ``candidates`` at the root: the tree
         branches only at the guide's key decisions (UCB below the root); the heuristic
         plays the others and the rollout."""
@@ -217,6 +237,7 @@ class ISMCTSAgent:
         for nd, a, actor in path:
             nd.visits[a] = nd.visits.get(a, 0) + 1
             nd.value[a] = nd.value.get(a, 0.0) + float(ret[actor])
+        return float(ret[path[0][2]])
 
     def _ucb(self, node: _Node, legal: list[int]) -> int:
         best, best_score = legal[0], -math.inf

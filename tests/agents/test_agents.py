@@ -272,3 +272,16 @@ def test_guided_spec_and_bad_specs():
         make_agent("ismcts:12:x", "scala40_v0")
     with pytest.raises(ValueError):
         ISMCTSAgent(simulations=4, guided=True, rollout_depth=-1)
+
+
+def test_guided_choice_keeps_the_proposal_unless_an_alternative_is_clearly_better():
+    agent = ISMCTSAgent(simulations=8, guided=True)
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(12, 1))                          # the deal's luck, shared by the candidates
+    clear = np.hstack([base, base + 0.5 + 0.01 * rng.normal(size=(12, 1)), base - 0.2])
+    assert agent._choose([7, 8, 9], clear) == 8
+    swing = np.array([[1.0], [-0.8]] * 6)                    # +0.1 on average, give or take 0.27
+    noisy = np.hstack([base, base + swing, base - 0.2])
+    assert noisy[:, 1].mean() > noisy[:, 0].mean()           # better on average, but within the noise
+    assert agent._choose([7, 8, 9], noisy) == 7
+    assert agent._choose([7, 8], np.hstack([base, base])) == 7   # a tie goes to the proposal
