@@ -2,7 +2,9 @@
 
 ``make_agent(spec, env_id, seed)`` builds one from a short spec:
 ``random`` · ``heuristic`` · ``ismcts:200`` (simulations) · ``ismcts:0.5s`` (seconds
-per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ppo:PATH`` (an sb3-contrib
+per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ismcts:30:g`` (guided: searches
+only the game's key decisions, the heuristic plays the rest; see agents/guides.py) ·
+``ppo:PATH`` (an sb3-contrib
 MaskablePPO zip) · ``ppo`` (the env's zoo model).
 """
 
@@ -42,13 +44,14 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
         return heuristic_for(env_id, game, seed)
     if kind == "ismcts":
         budget, _, style = arg.partition(":")
-        if style not in ("", "h"):
-            raise ValueError(f"bad ISMCTS rollout in {spec!r}: use ismcts:N or ismcts:N:h (heuristic rollouts)")
-        rollout = "heuristic" if style == "h" else "random"
+        if style not in ("", "h", "g"):
+            raise ValueError(f"bad ISMCTS mode in {spec!r}: use ismcts:N, ismcts:N:h (heuristic rollouts) "
+                             f"or ismcts:N:g (guided by the heuristic)")
+        kw = dict(seed=seed, rollout="heuristic" if style == "h" else "random", guided=style == "g")
         try:
             if budget.endswith("s"):
-                return ISMCTSAgent(simulations=None, seconds=float(budget[:-1]), seed=seed, rollout=rollout)
-            return ISMCTSAgent(simulations=int(budget or 200), seed=seed, rollout=rollout)
+                return ISMCTSAgent(simulations=None, seconds=float(budget[:-1]), **kw)
+            return ISMCTSAgent(simulations=int(budget or 200), **kw)
         except ValueError as err:
             raise ValueError(f"bad ISMCTS budget in {spec!r}: {err}") from None
     if kind == "ppo":
@@ -61,4 +64,4 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
         if not arg:
             raise ValueError(f"no zoo model for {env_id!r} (zoo: {available()}); use ppo:PATH")
         return PolicyAgent(arg, env_id=env_id, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts], ppo or ppo:PATH")
+    raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts][:h|:g], ppo or ppo:PATH")

@@ -9,6 +9,18 @@ are not over-explored. Rollouts play random legal moves (or the game's
 heuristic, each seat from its own observation) to the end of the episode; every node
 backs up the return of the seat that acts there.
 
+Guided mode (``guided=True``, spec ``ismcts:N:g``): the game's heuristic
+proposes every move and the game's guide (:mod:`baralho.agents.guides`) names,
+from the acting seat's observation, the few moves worth comparing at the key
+decisions (Scala 40: the draw and the discard; Roda de Samba: draw, instrument,
+sambista, discard); the heuristic plays every other decision, in the tree, in
+rollouts and at the table. Rollouts are the heuristic's, cut off after the
+guide's ``rollout_depth`` decisions and scored by its ``evaluate``. The tree only
+branches where the game is decided. At the root every candidate is played on
+the same determinizations with the same rollout seed (common random numbers),
+and an alternative overrules the proposal only when its paired advantage is
+``confidence`` standard errors above zero.
+
 The agent reads the live state only through ``resample_hidden``, whose draw
 depends only on what the seat knows (the conformance suite checks it), so its
 decisions are unchanged when the true hidden state is swapped for another one
@@ -35,11 +47,17 @@ class _Node:
 class ISMCTSAgent:
     """``ISMCTSAgent(simulations=200)`` or ``ISMCTSAgent(seconds=0.5)`` per move;
     ``rollout="heuristic"`` plays rollouts with the game's heuristic (every seat
-    from its own observation) instead of uniformly random moves."""
+    from its own observation) instead of uniformly random moves.
+    ``guided=True`` searches only the key decisions the game's guide names, among
+    the heuristic's proposal and a few alternatives (module docstring); it implies
+    heuristic rollouts, ``rollout_depth`` overrides the guide's cut-off (None: the guide's),
+    and an alternative replaces the proposal only when it beats it by ``confidence``
+    standard errors of the paired (same determinization) differences."""
 
     def __init__(self, simulations: int | None = 200, seconds: float | None = None,
                  exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
-                 rollout: str = "random") -> None:
+                 rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
+                 confidence: float = 1.0) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and simulations < 1:
@@ -50,23 +68,42 @@ class ISMCTSAgent:
         self.max_rollout = max_rollout
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
-        self.rollout = rollout
+        if rollout_depth is not None and rollout_depth < 0:
+            raise ValueError(f"rollout_depth={rollout_depth} must be >= 0 (or None)")
+        self.guided = guided
+        self.rollout = "heuristic" if guided else rollout
+        self.rollout_depth = rollout_depth
+        self.confidence = confidence
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.env = None
-        self._policy = None
+        self._policy = None     # the heuristic of the search (every seat, every determinization)
+        self._own = None        # guided: the heuristic at the table, fed this seat's real observations
+        self._guide = None
         budget = f"{simulations}" if seconds is None else f"{seconds}s"
-        self.name = f"ismcts:{budget}" + (":h" if rollout == "heuristic" else "")
+        self.name = f"ismcts:{budget}" + (":g" if guided else ":h" if rollout == "heuristic" else "")
 
     def bind(self, env) -> None:
         self.env = env.unwrapped
+        game = self.env.game
         if self.rollout == "heuristic" and self._policy is None:
             from baralho.agents import heuristic_for
 
-            self._policy = heuristic_for(self.env.game.env_id, self.env.game, seed=0)
+            self._policy = heuristic_for(game.env_id, game, seed=0)
+        if self.guided and self._own is None:
+            from baralho.agents import heuristic_for
+            from baralho.agents.guides import guide_for
+
+            self._own = heuristic_for(game.env_id, game, seed=self.seed)
+            self._guide = guide_for(game)
+            if self.rollout_depth is None:
+                self.rollout_depth = self._guide.rollout_depth
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+            if self._own is not None:
+                self._own.reset(seed=seed)
 
     def act(self, observation: dict[str, np.ndarray], agent_id: str) -> int:
         if self.env is None:
@@ -76,21 +113,43 @@ class ISMCTSAgent:
             return int(legal[0])
         game, state = self.env.game, self.env.state
         seat = self.env.possible_agents.index(agent_id)
-        return self.search(game, state, seat)
+        if not self.guided:
+            return self.search(game, state, seat)
+        proposal = int(self._own.act(observation, agent_id))
+        candidates = self._guide.candidates(self._own, observation, proposal)
+        if len(candidates) == 1:
+            return proposal
+        return self.search(game, state, seat, candidates)
 
-    def search(self, game, state, seat: int) -> int:
+    def search(self, game, state, seat: int, candidates: list[int] | None = None) -> int:
+        """The move to play for ``seat``; guided, one of ``candidates`` (the heuristic's
+        proposal first, which wins ties)."""
+        if self.guided and self._guide is None:
+            raise RuntimeError("a guided ISMCTSAgent.search needs bind(env) first")
+        if self.guided and not candidates:
+            raise ValueError("a guided search needs the root candidates (the proposal first)")
         root = _Node()
         rng = self.rng
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         n = 0
+        paired: list[list[float]] = []      # guided: per determinization, each candidate's return
         while True:
             det = game.resample_hidden(state, seat, rng)   # the only read of the live state
-            self._iterate(game, det, root, rng)
-            n += 1
+            if self.guided:
+                # every candidate on the same determinization and the same rollout seed
+                # (common random numbers: the comparison sees the move, less the deal)
+                paired.append([self._iterate_guided(game, det.copy(), root, [a], rollout_seed=n)
+                               for a in candidates])
+                n += len(candidates)
+            else:
+                self._iterate(game, det, root, rng)
+                n += 1
             if self.simulations is not None and n >= self.simulations:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
+        if self.guided:
+            return self._choose(candidates, np.asarray(paired))
         # most visited root action (ties: lowest id, deterministic)
         return max(sorted(root.visits), key=lambda a: root.visits[a])
 
@@ -118,6 +177,67 @@ class ISMCTSAgent:
         for nd, a, actor in path:
             nd.visits[a] = nd.visits.get(a, 0) + 1
             nd.value[a] = nd.value.get(a, 0.0) + float(ret[actor])
+
+    def _choose(self, candidates: list[int], paired: np.ndarray) -> int:
+        """The best mean return, but the proposal (column 0) unless the best beats it by
+        ``confidence`` standard errors of their paired differences: a few noisy rollouts
+        should not overrule the heuristic."""
+        means = paired.mean(axis=0)
+        best = int(np.argmax(means))             # ties: the earlier candidate, the proposal first
+        if best == 0:
+            return candidates[0]
+        diff = paired[:, best] - paired[:, 0]
+        spread = diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf
+        return candidates[best] if diff.mean() > self.confidence * spread else candidates[0]
+
+    def _iterate_guided(self, game, s, root: _Node, candidates: list[int], rollout_seed: int) -> float:
+        """One simulation of the guided search from ``candidates`` at the root: the tree
+        branches only at the guide's key decisions (UCB below the root); the heuristic
+        plays the others and the rollout."""
+        policy, guide = self._policy, self._guide
+        policy.reset(seed=rollout_seed)     # its noise is shared by the candidates; no stale plan
+        path: list[tuple[_Node, int, int]] = []
+        node, cands = root, candidates
+        while not game.is_over(s):
+            mask = game.legal_mask(s)
+            actor = game.current_player(s)
+            if cands is None:
+                legal = np.flatnonzero(mask)
+                if len(legal) == 1:
+                    game.apply(s, int(legal[0]))
+                    continue
+                obs = {"observation": game.observe(s, actor), "action_mask": mask}
+                proposal = int(policy.act(obs, f"player_{actor}"))
+                cands = guide.candidates(policy, obs, proposal)
+                if len(cands) == 1:
+                    game.apply(s, proposal)
+                    cands = None
+                    continue
+            for a in cands:
+                node.avail[a] = node.avail.get(a, 0) + 1
+            fresh = [a for a in cands if a not in node.children]
+            if fresh:                   # expand in the guide's order: the proposal first
+                a = fresh[0]
+                node.children[a] = _Node()
+                path.append((node, a, actor))
+                game.apply(s, a)
+                break
+            a = self._ucb(node, cands)
+            path.append((node, a, actor))
+            game.apply(s, a)
+            node, cands = node.children[a], None
+        depth = self.rollout_depth
+        for _ in range(self.max_rollout if depth is None else depth):
+            if game.is_over(s):
+                break
+            seat = game.current_player(s)
+            obs = {"observation": game.observe(s, seat), "action_mask": game.legal_mask(s)}
+            game.apply(s, int(policy.act(obs, f"player_{seat}")))
+        ret = guide.evaluate(game, s)
+        for nd, a, actor in path:
+            nd.visits[a] = nd.visits.get(a, 0) + 1
+            nd.value[a] = nd.value.get(a, 0.0) + float(ret[actor])
+        return float(ret[path[0][2]])
 
     def _ucb(self, node: _Node, legal: list[int]) -> int:
         best, best_score = legal[0], -math.inf

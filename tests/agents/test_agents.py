@@ -196,3 +196,121 @@ def test_zoo_export_drops_the_optimizer_state_and_keeps_the_policy(tmp_path):
             for m in (a, b)]
     assert (dist[0] == dist[1]).all()
     assert out.stat().st_size <= src.stat().st_size
+
+
+# ---------------------------------------------------------------- guided ISMCTS (ismcts:N:g)
+
+def _key_decisions(env_id: str, config: dict, games: int, per_game: int):
+    """(game, state, seat, candidates, agent) at the guided agent's key decisions of
+    heuristic-played games: positions where the guide offers more than one move."""
+    env = baralho.make(env_id, **config)
+    game = env.unwrapped.game
+    from baralho.agents import heuristic_for
+    from baralho.agents.guides import guide_for
+
+    guide, own = guide_for(game), heuristic_for(env_id, game, seed=0)
+    for g in range(games):
+        state = game.new_state(np.random.default_rng(g))
+        found = 0
+        while not game.is_over(state) and found < per_game:
+            seat = game.current_player(state)
+            obs = {"observation": game.observe(state, seat), "action_mask": game.legal_mask(state)}
+            proposal = int(own.act(obs, f"player_{seat}"))
+            cands = guide.candidates(own, obs, proposal) if len(np.flatnonzero(obs["action_mask"])) > 1 else [proposal]
+            if len(cands) > 1:
+                assert cands[0] == proposal and len(set(cands)) == len(cands)
+                assert all(obs["action_mask"][a] for a in cands)
+                yield env, game, state, seat, cands
+                found += 1
+            game.apply(state, proposal)
+
+
+def _guided(env, seed=123):
+    agent = ISMCTSAgent(simulations=8, seed=seed, guided=True, rollout_depth=6)
+    agent.bind(env)
+    return agent
+
+
+@pytest.mark.parametrize("env_id, config", [("scala40_v0", {"scope": "hand"}), ("roda_de_samba_v0", {})])
+def test_guided_ismcts_decisions_ignore_the_true_hidden_state(env_id, config):
+    """The guided search too reads the live state only through resample_hidden."""
+    rng = np.random.default_rng(0)
+    checked = 0
+    for env, game, state, seat, cands in _key_decisions(env_id, config, games=2, per_game=3):
+        for _ in range(30):
+            other = game.resample_hidden(state, seat, rng)
+            if other != state:
+                break
+        assert other != state
+        a = _guided(env).search(game, state, seat, cands)
+        b = _guided(env).search(game, other, seat, cands)
+        assert a == b and a in cands
+        checked += 1
+    assert checked >= 4
+
+
+def test_guided_ismcts_with_one_candidate_plays_the_heuristic(monkeypatch):
+    """A guide that offers only the proposal leaves every move to the heuristic."""
+    from baralho.agents import guides
+
+    monkeypatch.setattr(guides.DefaultGuide, "candidates", lambda self, policy, obs, proposal: [proposal])
+    env = baralho.make("chuche_v0")
+    agent = make_agent("ismcts:5:g", "chuche_v0", seed=4)
+    heuristic = make_agent("heuristic", "chuche_v0", seed=4)
+    env.reset(seed=2)
+    agent.reset(seed=4)
+    bind_if_needed(agent, env)
+    moves = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        want = int(legal[0]) if len(legal) == 1 else heuristic.act(obs, name)
+        a = agent.act(obs, name)
+        assert a == want
+        env.step(a)
+        moves += 1
+    assert moves > 10
+
+
+@pytest.mark.parametrize("env_id, config", [("scala40_v0", {"scope": "hand"}), ("roda_de_samba_v0", {})])
+def test_guided_ismcts_plays_legal_moves(env_id, config):
+    env = baralho.make(env_id, **config)
+    env.reset(seed=5)
+    agents = {name: _guided(env, seed=i) for i, name in enumerate(env.possible_agents)}
+    searched = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agents[name].act(obs, name)
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+        searched += 1
+        if searched > 120:
+            break
+
+
+def test_guided_spec_and_bad_specs():
+    agent = make_agent("ismcts:12:g", "scala40_v0", seed=0)
+    assert agent.guided and agent.rollout == "heuristic" and agent.name == "ismcts:12:g"
+    with pytest.raises(ValueError):
+        make_agent("ismcts:12:x", "scala40_v0")
+    with pytest.raises(ValueError):
+        ISMCTSAgent(simulations=4, guided=True, rollout_depth=-1)
+
+
+def test_guided_choice_keeps_the_proposal_unless_an_alternative_is_clearly_better():
+    agent = ISMCTSAgent(simulations=8, guided=True)
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(12, 1))                          # the deal's luck, shared by the candidates
+    clear = np.hstack([base, base + 0.5 + 0.01 * rng.normal(size=(12, 1)), base - 0.2])
+    assert agent._choose([7, 8, 9], clear) == 8
+    swing = np.array([[1.0], [-0.8]] * 6)                    # +0.1 on average, give or take 0.27
+    noisy = np.hstack([base, base + swing, base - 0.2])
+    assert noisy[:, 1].mean() > noisy[:, 0].mean()           # better on average, but within the noise
+    assert agent._choose([7, 8, 9], noisy) == 7
+    assert agent._choose([7, 8], np.hstack([base, base])) == 7   # a tie goes to the proposal

@@ -1,0 +1,147 @@
+"""Search guides: which decisions guided ISMCTS searches, and how it scores a cut-off rollout.
+
+A guided search (``ISMCTSAgent(guided=True)``, spec ``ismcts:N:g``) lets the
+game's heuristic propose every move; the guide of the game then says, from the
+acting seat's observation, the legal mask and that proposal, which moves are
+worth comparing — the *key* decisions of a turn, the proposal first — and the
+heuristic plays the rest (the cards of a meld, the space of an instrument, …).
+The tree only branches at the key decisions, so a budget of a few dozen
+simulations is spent where the game is decided, not spread over micro-actions.
+
+A guide reads only what the seat knows (its observation and mask) to pick
+candidates; ``evaluate`` scores the state a rollout stopped in, which in a
+search is always a determinization drawn by ``resample_hidden``.
+
+Games without a guide here search every decision with more than one legal
+move (the proposal first) and play rollouts to the end.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class Guide(Protocol):
+    #: default rollout length in decisions before ``evaluate`` scores it (None: to the end)
+    rollout_depth: int | None
+
+    def candidates(self, policy, obs: dict, proposal: int) -> list[int]:
+        """The moves to compare at this decision, ``proposal`` first; ``[proposal]`` when
+        the decision is left to the heuristic."""
+        ...
+
+    def evaluate(self, game, state) -> np.ndarray:
+        """``float[num_players]`` in the scale of ``game.returns``: a cut-off rollout's value."""
+        ...
+
+
+def _ranked(proposal: int, others: list[int], score, width: int) -> list[int]:
+    """``proposal`` then the best-scored other moves (lowest score first), ``width`` in all."""
+    rest = sorted((a for a in others if a != proposal), key=score)
+    return [proposal] + rest[: width - 1]
+
+
+class DefaultGuide:
+    """Every decision with a choice is searched; rollouts run to the end."""
+
+    rollout_depth = None
+
+    def __init__(self, game, width: int = 6) -> None:
+        self.width = width
+
+    def candidates(self, policy, obs: dict, proposal: int) -> list[int]:
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        return [proposal] + [a for a in legal if a != proposal][: self.width - 1]
+
+    def evaluate(self, game, state) -> np.ndarray:
+        return game.returns(state)
+
+
+class Scala40Guide:
+    """Scala 40: search the draw (stock or discard pile) and which card to discard;
+    the heuristic lays down and lays off. Discards are ranked by the heuristic's own
+    score (penalty points minus links to the rest of the hand), ``width`` of them."""
+
+    rollout_depth = None
+
+    def __init__(self, game, width: int = 4) -> None:
+        from baralho.envs.scala40 import actions as A
+
+        self.A, self.width, self.layout = A, width, game.obs_layout
+
+    def candidates(self, policy, obs: dict, proposal: int) -> list[int]:
+        A, mask = self.A, obs["action_mask"]
+        if proposal in (A.DRAW_STOCK, A.DRAW_DISCARD):
+            return [proposal] + [a for a in (A.DRAW_STOCK, A.DRAW_DISCARD) if a != proposal and mask[a]]
+        if proposal < A.DISCARD:
+            return [proposal]
+        from baralho.envs.scala40.heuristic import _links
+        from baralho.envs.scala40.melds import JOKER, PENALTY
+
+        o = self.layout.decode(obs["observation"])
+        hand = [int(x) for x in o["hand"]] + [int(o["hand_jokers"][0])]
+        discards = [int(a) for a in np.flatnonzero(mask[A.DISCARD:]) + A.DISCARD]
+
+        def score(a: int) -> float:
+            k = a - A.DISCARD
+            return 100.0 if k == JOKER else -(PENALTY[k] - 7.0 * _links(hand, k))
+
+        return _ranked(proposal, discards, score, self.width)
+
+    def evaluate(self, game, state) -> np.ndarray:
+        return game.returns(state)
+
+
+class RodaDeSambaGuide:
+    """Roda de Samba: search the draw (deck or a discard pile), which instrument to lay,
+    which sambista to call and which card to discard; the heuristic picks the space,
+    the group size and the reserve. Rollouts stop after ``rollout_depth`` decisions and
+    are scored by fame (what the game would pay if it ended there)."""
+
+    rollout_depth = 40
+
+    def __init__(self, game, width: int = 4) -> None:
+        from baralho.envs.roda_de_samba import view as V
+
+        self.g, self.V, self.width = game, V, width
+        self.phase = game.obs_layout["phase"]
+
+    def candidates(self, policy, obs: dict, proposal: int) -> list[int]:
+        g, V, mask = self.g, self.V, obs["action_mask"]
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        phase = int(np.argmax(obs["observation"][self.phase]))
+        if phase in (V.PH_DRAW, V.PH_PILE, V.PH_CALL):
+            return [proposal] + [a for a in legal if a != proposal][: self.width - 1]
+        if phase == V.PH_LAY:  # one candidate per instrument: its first card kind, as the heuristic does
+            firsts: dict[int, int] = {}
+            for a in legal:
+                firsts.setdefault(policy.kind_inst[a - g.A_LAY], a)
+            return [proposal] + [a for a in firsts.values() if a != proposal][: self.width - 1]
+        if phase == V.PH_DISCARD and proposal < g.A_DISCARD_MAL:
+            r = policy._read(obs["observation"])
+            wanted = policy._wanted(r)
+            plain = [a for a in legal if a < g.A_DISCARD_MAL]
+            return _ranked(proposal, plain, lambda a: policy._discard_value(a - g.A_DISCARD, r, wanted),
+                           self.width)
+        return [proposal]
+
+    def evaluate(self, game, state) -> np.ndarray:
+        from baralho.envs.roda_de_samba.scoring import rewards_for
+
+        if game.is_over(state):
+            return game.returns(state)
+        # the rewards the game would pay now, softened: a lead of a few fame points is not a win yet
+        fame = np.asarray(state.fame, dtype=np.float64)
+        n = len(fame)
+        best_other = np.array([max(np.delete(fame, p)) for p in range(n)])
+        hard = np.asarray(rewards_for(game, list(state.fame), list(state.laid_total)))
+        return 0.5 * hard + 0.5 * np.tanh((fame - best_other) / 6.0)
+
+
+GUIDES = {"scala40_v0": Scala40Guide, "roda_de_samba_v0": RodaDeSambaGuide}
+
+
+def guide_for(game) -> Guide:
+    return GUIDES.get(game.env_id, DefaultGuide)(game)
