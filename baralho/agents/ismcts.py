@@ -158,22 +158,33 @@ class ISMCTSAgent:
         node = root
         while not game.is_over(s):
             legal = np.flatnonzero(game.legal_mask(s)).tolist()
-            actor = game.current_player(s)
-            for a in legal:
-                node.avail[a] = node.avail.get(a, 0) + 1
-            fresh = [a for a in legal if a not in node.children]
-            if fresh:
-                a = fresh[int(rng.integers(len(fresh)))]
-                node.children[a] = _Node()
-                path.append((node, a, actor))
-                game.apply(s, a)
+            node = self._tree_step(game, s, node, legal, game.current_player(s), path, rng)
+            if node is None:
                 break
-            a = self._ucb(node, legal)
+        self._rollout(game, s, rng)
+        self._backup(path, game.returns(s))
+
+    def _tree_step(self, game, s, node: _Node, choices: list[int], actor: int,
+                   path: list[tuple[_Node, int, int]], rng: np.random.Generator | None) -> _Node | None:
+        """One step down the tree among ``choices``: count their availability, then expand a
+        fresh one (drawn with ``rng``, or the first one when ``rng`` is None) and return None,
+        or follow UCB and return the child. The move is applied to ``s`` and recorded in ``path``."""
+        for a in choices:
+            node.avail[a] = node.avail.get(a, 0) + 1
+        fresh = [a for a in choices if a not in node.children]
+        if fresh:
+            a = fresh[int(rng.integers(len(fresh)))] if rng is not None else fresh[0]
+            node.children[a] = _Node()
             path.append((node, a, actor))
             game.apply(s, a)
-            node = node.children[a]
-        self._rollout(game, s, rng)
-        ret = game.returns(s)
+            return None
+        a = self._ucb(node, choices)
+        path.append((node, a, actor))
+        game.apply(s, a)
+        return node.children[a]
+
+    @staticmethod
+    def _backup(path: list[tuple[_Node, int, int]], ret) -> None:
         for nd, a, actor in path:
             nd.visits[a] = nd.visits.get(a, 0) + 1
             nd.value[a] = nd.value.get(a, 0.0) + float(ret[actor])
@@ -213,19 +224,10 @@ class ISMCTSAgent:
                     game.apply(s, proposal)
                     cands = None
                     continue
-            for a in cands:
-                node.avail[a] = node.avail.get(a, 0) + 1
-            fresh = [a for a in cands if a not in node.children]
-            if fresh:                   # expand in the guide's order: the proposal first
-                a = fresh[0]
-                node.children[a] = _Node()
-                path.append((node, a, actor))
-                game.apply(s, a)
+            # expand in the guide's order (rng None): the proposal first
+            node, cands = self._tree_step(game, s, node, cands, actor, path, None), None
+            if node is None:
                 break
-            a = self._ucb(node, cands)
-            path.append((node, a, actor))
-            game.apply(s, a)
-            node, cands = node.children[a], None
         depth = self.rollout_depth
         for _ in range(self.max_rollout if depth is None else depth):
             if game.is_over(s):
@@ -234,9 +236,7 @@ class ISMCTSAgent:
             obs = {"observation": game.observe(s, seat), "action_mask": game.legal_mask(s)}
             game.apply(s, int(policy.act(obs, f"player_{seat}")))
         ret = guide.evaluate(game, s)
-        for nd, a, actor in path:
-            nd.visits[a] = nd.visits.get(a, 0) + 1
-            nd.value[a] = nd.value.get(a, 0.0) + float(ret[actor])
+        self._backup(path, ret)
         return float(ret[path[0][2]])
 
     def _ucb(self, node: _Node, legal: list[int]) -> int:
