@@ -231,6 +231,18 @@ def test_meldable_kinds_are_the_cards_of_every_formable_meld():
         assert sorted(meldable_kinds(hand)) == want, hand
 
 
+def _random_group(rng: np.random.Generator) -> list[int]:
+    """Cards being built into a meld: 1-3 cards of one suit or 1-2 of one rank, plus a joker 30% of the time."""
+    s, r = int(rng.integers(4)), int(rng.integers(13))
+    if rng.random() < 0.5:
+        group = [s * 13 + int(x) for x in rng.choice(13, rng.integers(1, 4), replace=False)]
+    else:
+        group = [int(u) * 13 + r for u in rng.choice(4, rng.integers(1, 3), replace=False)]
+    if rng.random() < 0.3:
+        group.append(52)
+    return group
+
+
 def test_new_meld_extra_matches_a_search_over_every_meld():
     # the memoised window arithmetic against brute force over reference.py's meld table
     from baralho.envs.scala40.melds import new_meld_extra
@@ -239,13 +251,7 @@ def test_new_meld_extra_matches_a_search_over_every_meld():
     _, counts, _, sizes = templates()
     rng = np.random.default_rng(6)
     for hand in _random_hands(7, 1500):
-        s, r = int(rng.integers(4)), int(rng.integers(13))
-        if rng.random() < 0.5:
-            group = [s * 13 + int(x) for x in rng.choice(13, rng.integers(1, 4), replace=False)]
-        else:
-            group = [int(u) * 13 + r for u in rng.choice(4, rng.integers(1, 3), replace=False)]
-        if rng.random() < 0.3:
-            group.append(52)
+        group = _random_group(rng)
         g = np.bincount(group, minlength=53)
         fits = ((counts >= g) & (counts <= g + np.array(hand))).all(1)
         want = int((sizes[fits] - len(group)).min()) if fits.any() else None
@@ -259,13 +265,7 @@ def test_select_extras_matches_new_meld_extra_per_candidate():
     rng = np.random.default_rng(8)
     checked = 0
     for hand in _random_hands(9, 3000):
-        s, r = int(rng.integers(4)), int(rng.integers(13))
-        if rng.random() < 0.5:
-            group = [s * 13 + int(x) for x in rng.choice(13, rng.integers(1, 4), replace=False)]
-        else:
-            group = [int(u) * 13 + r for u in rng.choice(4, rng.integers(1, 3), replace=False)]
-        if rng.random() < 0.3:
-            group.append(52)
+        group = _random_group(rng)
         got = select_extras(group, hand)
         for k in range(53):
             if hand[k]:
