@@ -154,7 +154,7 @@ class Scala40Heuristic:
         top = int(np.argmax(o["discard_top"]))
         if not opened or top == JOKER:
             return A.DRAW_DISCARD  # before opening the mask only allows it when it opens
-        if any(extend_options(m, [top]) for m in melds):
+        if any(_fits(m, top) and extend_options(m, [top]) for m in melds):
             return A.DRAW_DISCARD
         h = list(hand)
         h[top] += 1
