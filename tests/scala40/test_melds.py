@@ -231,6 +231,20 @@ def test_meldable_kinds_are_the_cards_of_every_formable_meld():
         assert sorted(meldable_kinds(hand)) == want, hand
 
 
+def test_kind_meldable_answers_for_one_card_what_meldable_kinds_says():
+    # the draw-phase shortcut (one card, no whole-hand pass) against meldable_kinds
+    from baralho.envs.scala40.melds import kind_meldable, meldable_kinds
+
+    hits = 0
+    for hand in _random_hands(6, 3000):
+        kinds = set(meldable_kinds(hand))
+        for k in range(52):
+            if hand[k]:
+                assert kind_meldable(hand, k) == (k in kinds), (hand, k)
+                hits += k in kinds
+    assert hits > 100   # the sample holds meldable cards, not only loose ones
+
+
 def _random_group(rng: np.random.Generator) -> list[int]:
     """Cards being built into a meld: 1-3 cards of one suit or 1-2 of one rank, plus a joker 30% of the time."""
     s, r = int(rng.integers(4)), int(rng.integers(13))

@@ -512,6 +512,19 @@ def meldable_kinds(hand) -> list[int]:
     return out
 
 
+def kind_meldable(hand, k: int) -> bool:
+    """``k in meldable_kinds(hand)`` for one real card kind ``k`` (k < 52), without
+    working out the whole hand: its rank across the suits, its suit's run windows."""
+    r, s = k % 13, k // 13
+    jok = hand[JOKER] > 0
+    suits = (hand[r] > 0) + (hand[13 + r] > 0) + (hand[26 + r] > 0) + (hand[39 + r] > 0)
+    if suits >= (2 if jok else 3):
+        return True
+    base = s * 13
+    pattern = int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)
+    return bool(_run_meldable(pattern, jok) >> r & 1)
+
+
 def layoff_kinds(m: tuple, hand, room: int) -> list[int]:
     """Kinds k of the hand such that selecting k can end in a lay-off on meld ``m``
     using at most ``room`` further hand cards (the cards between, or one joker)."""

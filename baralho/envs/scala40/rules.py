@@ -230,10 +230,12 @@ class Scala40Game:
     @staticmethod
     def _move(s: Scala40State, p: int, k: int, d: int) -> None:
         """Add ``d`` cards of kind ``k`` to player ``p``'s hand."""
-        s.hands[p][k] += d
-        s.hand_f[p, k] += d
-        s.hand_size[p] += d
-        s.players_f[p, 0] = s.players_f[p + s.num_players, 0] = s.hand_size[p] / 14.0
+        h = s.hands[p]
+        h[k] += d
+        s.hand_f[p, k] = h[k]
+        size = s.hand_size[p] = s.hand_size[p] + d
+        f = s.players_f
+        f[p, 0] = f[p + s.num_players, 0] = size / 14.0
 
     @staticmethod
     def _forget(s: Scala40State, p: int, k: int) -> None:
@@ -358,7 +360,7 @@ class Scala40Game:
         b[k] = 1.0
         b[NUM_KINDS + k] += 1.0
         recent = b[2 * NUM_KINDS:(2 + RECENT) * NUM_KINDS]
-        recent[NUM_KINDS:] = recent[:-NUM_KINDS].copy()
+        recent[NUM_KINDS:] = recent[:-NUM_KINDS]   # numpy copies overlapping slices safely
         recent[:NUM_KINDS] = 0.0
         recent[k] = 1.0
         b[-1] = len(pile) / 108.0

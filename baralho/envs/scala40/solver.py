@@ -21,6 +21,7 @@ from baralho.envs.scala40.melds import (
     SET,
     SET_VALUE,
     hand_bits,
+    kind_meldable,
     kind_of,
     meldable_kinds,
 )
@@ -227,6 +228,9 @@ def may_open_with(hand, top: int, keep: int, can_close: bool) -> bool:
     """Can an unopened player who takes ``top`` open with it this turn?"""
     hand[top] += 1
     try:
+        # most draws are refused here: test the one card before working out the hand
+        if top != JOKER and not kind_meldable(hand, top):
+            return False
         kinds = meldable_kinds(hand)
         if top not in kinds:
             return False
