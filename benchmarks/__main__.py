@@ -17,14 +17,13 @@ import io
 import json
 import platform
 import pstats
-import subprocess
 import time
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import baralho
-from benchmarks import anchors, costs, fuzz, throughput, training_fps
+from benchmarks import anchors, costs, fuzz, git_head, throughput, training_fps
 
 HERE = Path(__file__).parent
 
@@ -109,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC — do not edit by hand.", "",
           f"- Machine: {machine()}",
           "- Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()),
-          f"- Commit: {_git_head()}", ""]
+          f"- Commit: {git_head()}", ""]
 
     # 1. throughput --------------------------------------------------------------
     print("throughput ...", flush=True)
@@ -164,11 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     if long_runs:
         md += ["Long runs (`python -m benchmarks.fuzz --games 100000 --workers 2 --out benchmarks/fuzz_runs`, "
                "embedded as last run):", "",
-               "| env | configs | games | moves | failures | wall s | workers | date |",
-               "|---|---:|---:|---:|---:|---:|---:|---|"]
+               "| env | configs | games | moves | failures | wall s | workers | date | commit |",
+               "|---|---:|---:|---:|---:|---:|---:|---|---|"]
         for r in long_runs:
             md.append(f"| {r['env']} | {len(r['configs'])} | {r['games']:,} | {r['steps']:,} | {r['failures']} | "
-                      f"{r['wall_s']:.0f} | {r['workers']} | {r['date']} |")
+                      f"{r['wall_s']:.0f} | {r['workers']} | {r['date']} | {r.get('commit', '—')} |")
         md.append("")
 
     # 3. memory and copies ---------------------------------------------------------
@@ -219,14 +218,6 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text("\n".join(md) + "\n")
     print(f"wrote {out}")
     return 0
-
-
-def _git_head() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=HERE, timeout=10).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 import baralho
+from benchmarks import git_head
 
 
 def fuzz(env_id: str, config: dict, games: int = 0, seconds: float = 0.0, seed: int = 0) -> dict:
@@ -83,7 +84,7 @@ def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
     return dict(env=env_id, games=sum(r["games"] for r in rows), steps=sum(r["steps"] for r in rows),
                 failures=sum(len(r["failures"]) for r in rows), workers=workers, wall_s=wall,
                 machine=platform.processor() or platform.machine(), python=platform.python_version(),
-                date=time.strftime("%Y-%m-%d"), configs=rows)
+                date=time.strftime("%Y-%m-%d"), commit=git_head(), configs=rows)
 
 
 def main(argv: list[str] | None = None) -> int:
