@@ -16,6 +16,7 @@ from bisect import insort
 
 import numpy as np
 
+from baralho.core.chance import Chance
 from baralho.envs.chuche import views
 from baralho.envs.chuche.actions import (
     A_ADD,
@@ -66,7 +67,7 @@ from baralho.envs.chuche.observation import (
     public_vector,
     rotations,
 )
-from baralho.envs.chuche.state import ENV_ID, ChucheState, Config, pcg64_state
+from baralho.envs.chuche.state import ENV_ID, ChucheState, Config
 
 # Continuations after a Bloqueio window.
 CONT_MAIN, CONT_END = 0, 1
@@ -111,7 +112,7 @@ class ChucheGame:
         self._o_cdeck, self._o_played, self._o_stock = o["chuche_deck"], o["chuche_played"], o["stock_size"]
         self._o_turn = o["turn_player"]
         self._o_priv = private_offset(L, 0)
-        self._scratch = np.random.Generator(np.random.PCG64(0))
+        self._chance_stream = Chance()
         self._seats_after = [[(t + j) % n for j in range(1, n)] + [t] for t in range(n)]
 
     # ------------------------------------------------------------------ setup
@@ -178,9 +179,7 @@ class ChucheGame:
         Not a live Generator in the state: states stay cheap to copy and pickle
         (search copies a lot); the game's scratch Generator is re-seeded instead.
         """
-        s.draws += 1
-        self._scratch.bit_generator.state = pcg64_state(s.seed, s.draws)
-        return self._scratch
+        return self._chance_stream.next(s)
 
     def has_hidden(self, s: ChucheState, player: int) -> bool:
         return not s.over   # the in-state generator (future deals, Roubar) is always hidden

@@ -74,21 +74,3 @@ class ChucheState:
             self.cap_sel[:], self.cap_sum, self.queue[:], self.cont, self.bomba_hits,
             self.scores[:], self.rounds_played, self.decisions, self.round_decisions,
             self.over, self.rets[:], self.seed, self.draws, self.nfree, self.pub[:])
-
-
-_M64 = (1 << 64) - 1
-
-
-def _splitmix(x: int) -> int:
-    x = (x + 0x9E3779B97F4A7C15) & _M64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
-    return x ^ (x >> 31)
-
-
-def pcg64_state(seed: int, draw: int) -> dict:
-    """A PCG64 state for chance event number ``draw`` of a state with hidden ``seed``."""
-    a = _splitmix(seed ^ (draw * 0xD1B54A32D192ED03 & _M64))
-    b = _splitmix(a)
-    return {"bit_generator": "PCG64", "state": {"state": (a << 64) | b, "inc": (b << 64) | a | 1},
-            "has_uint32": 0, "uinteger": 0}

@@ -26,6 +26,12 @@ class RodaDeSambaHeuristic:
         self.kind_inst = list(d.kind_inst)
         self.kind_numidx = [game.view.num_index.get(x, -1) for x in d.kind_number]
         self.NI = len(d.inst_names)
+        lay = game.obs_layout
+        # the fields _read and act use, as (slice, shape): views without layout.decode's 25
+        self._fields = {name: (lay[name], lay.fields[name].shape)
+                        for name in ("space_instrument", "space_numbers", "space_cards", "brought", "open_row",
+                                     "reserved", "sambistas", "hand", "phase", "piles", "selected")}
+        self._num_bits = 1 << np.arange(lay.fields["space_numbers"].shape[-1], dtype=np.int64)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -33,33 +39,36 @@ class RodaDeSambaHeuristic:
 
     # ------------------------------------------------------------ reading obs
     def _read(self, observation: np.ndarray) -> dict:
-        g, d = self.game, self.deck
-        o = g.obs_layout.decode(observation)
-        sp = o["space_instrument"][0]
-        insts = [int(np.argmax(row)) if row.any() else -1 for row in sp]
-        nums = [0] * SPACES
-        for s in range(SPACES):
-            for j, c in enumerate(o["space_numbers"][0][s]):
-                if c:
-                    nums[s] |= 1 << j
+        """What the heuristic reads, as plain ints and lists.
+
+        Hot path (a guided search calls the heuristic at every rollout step): only
+        the fields used are taken from the observation, each converted in one numpy
+        call (profiled: this was 45% of a guided ISMCTS move with per-element loops)."""
+        d = self.deck
+        obs = np.asarray(observation)
+        o = {name: obs[f].reshape(shape) for name, (f, shape) in self._fields.items()}
+        insts = _argmax_rows(o["space_instrument"][0])
+        nums = (o["space_numbers"][0] != 0).astype(np.int64) @ self._num_bits
+        nums = nums.tolist()
         counts, coringas = [0] * self.NI, [0] * len(d.colours)
+        cards = o["space_cards"][0].astype(np.int64).tolist()
         for s, inst in enumerate(insts):
             if inst >= 0:
-                c = int(o["space_cards"][0][s])
                 if d.inst_coringa[inst]:
-                    coringas[d.inst_colour[inst]] += c
+                    coringas[d.inst_colour[inst]] += cards[s]
                 else:
-                    counts[inst] += c
+                    counts[inst] += cards[s]
         brought = o["brought"][0]
         if brought.any():
-            counts[int(np.argmax(brought))] += 1
-        row = [int(np.argmax(r)) if r.any() else -1 for r in o["open_row"]]
-        reserved = int(np.argmax(o["reserved"][0])) if o["reserved"][0].any() else -1
-        called = [i for i, x in enumerate(o["sambistas"][0]) if x]
+            counts[int(brought.argmax())] += 1
+        row = _argmax_rows(o["open_row"])
+        res = o["reserved"][0]
+        reserved = int(res.argmax()) if res.any() else -1
+        called = np.flatnonzero(o["sambistas"][0]).tolist()
         targets = [sid for sid in row + [reserved] if sid >= 0]
         return dict(o=o, insts=insts, nums=nums, counts=counts, coringas=coringas, row=row,
                     reserved=reserved, called=called, targets=targets,
-                    hand=[int(x) for x in o["hand"]])
+                    hand=o["hand"].astype(np.int64).tolist())
 
     def _missing(self, sid: int, counts, coringas) -> list[tuple[int, int]]:
         """Tokens of sambista ``sid`` that the roda does not fill on its own."""
@@ -231,6 +240,17 @@ class RodaDeSambaHeuristic:
         if best_a is None and r["reserved"] < 0 and legal_reserve is not None and legal_reserve[g.A_RESERVE_TOP]:
             best_a = g.A_RESERVE_TOP
         return best_a
+
+
+def _argmax_rows(block: np.ndarray) -> list[int]:
+    """Per row of a non-negative 2-d block: the index of its largest entry (the first
+    one), or -1 for an all-zero row. On Python lists: numpy's per-call cost is most of
+    the time on blocks this small."""
+    out = []
+    for row in block.tolist():
+        top = max(row)
+        out.append(row.index(top) if top else -1)
+    return out
 
 
 __all__ = ["RodaDeSambaHeuristic"]

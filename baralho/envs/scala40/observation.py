@@ -146,7 +146,7 @@ def observe(game, s, player: int) -> np.ndarray:
 def has_hidden(s, player: int) -> bool:
     """Something is unknown to ``player``: the generator of later deals or shuffles,
     dealt cards still in the stock, or opponents' cards not publicly known."""
-    if s.rng is not None:
+    if s.seed is not None:
         return True
     if s.stock_hidden and s.stock:
         return True
@@ -179,6 +179,6 @@ def resample_hidden(game, s, player: int, rng: np.random.Generator):
         stock = sorted(s.stock)
         t.stock = [stock[j] for j in rng.permutation(len(stock))]
     game._sync(t)
-    if s.rng is not None:
-        t.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+    if s.seed is not None:
+        t.seed = int(rng.integers(2 ** 63))
     return t

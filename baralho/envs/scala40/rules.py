@@ -12,12 +12,12 @@ legally, so no sequence of actions dead-ends or loops.
 
 from __future__ import annotations
 
-import copy as _copy
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
+from baralho.core.chance import Chance
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40.mask import legal_mask
@@ -106,7 +106,10 @@ class Scala40State:
     stock_hidden: bool = True   # stock holds dealt cards of unknown identity (no turnover yet)
     winners: list = field(default_factory=list)
     returns: list = field(default_factory=list)
-    rng: np.random.Generator | None = None
+    # hidden chance (baralho.core.chance): later deals (match scope) and shuffled
+    # turnovers draw from (seed, draws); None when nothing random is left to come
+    seed: int | None = None
+    draws: int = 0
     # ready-made observation pieces, kept in step with the lists above
     hand_f: np.ndarray | None = None      # [n, 53] hands
     # per-player rows are stored twice (rows i and i + n) so that every seat's
@@ -120,27 +123,23 @@ class Scala40State:
         d = dict(self.__dict__)
         for name in ("hand_f", "known_f", "players_f", "pub"):
             d[name] = None
-        if self.rng is not None:  # a plain dict pickles far faster than a Generator
-            d["rng"] = self.rng.bit_generator.state
         return d
 
     def __setstate__(self, d: dict) -> None:
         self.__dict__.update(d)
-        if isinstance(self.rng, dict):
-            bg = getattr(np.random, self.rng["bit_generator"])()
-            bg.state = self.rng
-            self.rng = np.random.Generator(bg)
         self.pub = np.zeros(PUB_SIZE, np.float32)
         Scala40Game._sync(self)
 
     def copy(self) -> Scala40State:
-        c = _copy.copy(self)
+        # not copy.copy: that goes through __getstate__/__setstate__, which rebuild the
+        # observation pieces (measured: 100 µs of a 120 µs copy)
+        c = object.__new__(Scala40State)
+        c.__dict__.update(self.__dict__)
         c.hands = [h[:] for h in self.hands]
         c.known = [h[:] for h in self.known]
         for name in ("hand_size", "stock", "discard", "melds", "pending", "opened", "totals",
                      "eliminated", "last_penalties", "winners", "returns"):
             setattr(c, name, getattr(self, name)[:])
-        c.rng = _copy.deepcopy(self.rng)
         c.hand_f = self.hand_f.copy()
         c.known_f = self.known_f.copy()
         c.players_f = self.players_f.copy()
@@ -163,7 +162,8 @@ class Scala40Game:
         # hands per match: every finished hand adds >= 1 penalty point to some alive player
         max_hands = n * (ELIMINATION + 1) if self.match else 1
         self.max_decisions = max_hands * ROUNDS_PER_HAND * n * MAX_TURN_DECISIONS
-        self._needs_rng = self.match or self.config.turnover == "shuffled"
+        self._needs_seed = self.match or self.config.turnover == "shuffled"
+        self._chance = Chance()
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
         self._scratch = np.zeros(PUB_SIZE, np.float32)  # check_invariants' fresh table block
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
@@ -184,8 +184,8 @@ class Scala40Game:
         s = Scala40State(n, [], [], [], [], [], [], opened=[False] * n, totals=[0] * n,
                          eliminated=[False] * n, last_penalties=[0] * n, returns=[0.0] * n)
         s.pub = np.zeros(PUB_SIZE, np.float32)
-        if self._needs_rng:
-            s.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+        if self._needs_seed:
+            s.seed = int(rng.integers(2 ** 63))
         self._deal(s, rng, 0)
         return s
 
@@ -411,7 +411,7 @@ class Scala40Game:
         """The discard pile becomes the stock; its first card starts the new pile."""
         pile = s.discard
         if self.config.turnover == "shuffled":
-            stock = [pile[i] for i in s.rng.permutation(len(pile))]
+            stock = [pile[i] for i in self._chance.next(s).permutation(len(pile))]
         else:
             stock = pile[::-1]  # turned face down: the old bottom card is the new top
         s.discard = [stock.pop()] if stock else []
@@ -443,7 +443,7 @@ class Scala40Game:
             first = (s.first + 1) % n
             while s.eliminated[first]:
                 first = (first + 1) % n
-            self._deal(s, s.rng, first)
+            self._deal(s, self._chance.next(s), first)
             return None
         if alive:
             winners = alive
