@@ -72,6 +72,11 @@ DEFAULTS: dict[str, dict] = {
 # PPO after a warm start: the defaults above (lr 3e-4, entropy bonus 0.01, clip 0.2) are
 # made to explore from a random policy and pull a cloned one away from the heuristic in
 # the first updates; these keep the steps small and put more weight on the heuristic.
+# Measured on roda_de_samba_v0 (one policy cloned from 100k heuristic decisions, 10 epochs:
+# 0.99 vs random, 0.12 vs heuristic over 100 games), then 3 minutes of PPO (~40k steps,
+# 2 dummy envs, one core) and the same 100 games: lr 3e-4, ent 0.01, clip 0.2, equal
+# weights -> 0.02 vs heuristic (collapsed); lr 3e-4, ent 0, clip 0.1, heuristic x3 -> 0.04;
+# lr 1e-4, ent 0, clip 0.1, heuristic x3 -> 0.13 (kept). All three kept 0.98-0.99 vs random.
 FINE_TUNING: dict = dict(learning_rate=1e-4, ent_coef=0.0, clip_range=0.1, opponent_weights=(1.0, 3.0))
 
 

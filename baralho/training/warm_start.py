@@ -167,7 +167,7 @@ def fit(policy, train: Demonstrations, held_out: Demonstrations, epochs: int, ba
 
 def warm_start(model, make_env: Callable[[], SingleAgentEnv], teacher: str, steps: int, epochs: int,
                seed: int, batch_size: int = 256, learning_rate: float = 1e-3, value_coef: float = 0.5,
-               holdout: float = 0.1, progress: bool = False,
+               holdout: float = 0.05, progress: bool = False,
                log: Callable[[str], None] = print) -> dict:
     """Collect ``steps`` decisions of ``teacher`` (an agent spec) in ``make_env()`` and fit
     ``model.policy`` to them. Returns the figures for ``curve.json``."""

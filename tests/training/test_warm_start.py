@@ -64,6 +64,15 @@ def test_fine_tuning_settings_apply_only_with_a_warm_start():
     assert warm.net_arch == plain.net_arch == (128, 128), "the game's defaults still apply"
 
 
+def test_a_games_own_fine_tuning_settings_win(monkeypatch):
+    import baralho.training.train as t
+
+    monkeypatch.setitem(t.DEFAULTS, "chuche_v0", dict(n_steps=512, fine_tuning=dict(ent_coef=0.002)))
+    cfg = config_for("chuche_v0", "heuristic")
+    assert (cfg.n_steps, cfg.ent_coef, cfg.learning_rate) == (512, 0.002, FINE_TUNING["learning_rate"])
+    assert config_for("chuche_v0").ent_coef == TrainConfig.ent_coef
+
+
 @pytest.mark.parametrize("bad", [dict(warm_start_steps=0), dict(warm_start_epochs=-1),
                                  dict(opponent_weights=(1.0,)), dict(opponent_weights=(0.0, 0.0)),
                                  dict(clip_range=0.0), dict(ent_coef=-0.1)])
