@@ -51,12 +51,12 @@ class Demonstrations:
         so agreement is measured on games the fit never saw."""
         n_eps = int(self.episodes[-1]) + 1
         cut = n_eps - max(1, round(holdout * n_eps)) if n_eps > 1 else n_eps
-        held = self.episodes >= cut
-        return self._take(~held), self._take(held)
+        row = int(np.searchsorted(self.episodes, cut))     # episodes are in order: two views, no copy
+        return self._rows(slice(0, row)), self._rows(slice(row, None))
 
-    def _take(self, keep: np.ndarray) -> Demonstrations:
-        return Demonstrations(self.observations[keep], self.masks[keep], self.actions[keep],
-                              self.returns[keep], self.episodes[keep])
+    def _rows(self, rows: slice) -> Demonstrations:
+        return Demonstrations(self.observations[rows], self.masks[rows], self.actions[rows],
+                              self.returns[rows], self.episodes[rows])
 
 
 def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
@@ -65,7 +65,11 @@ def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
     are recorded (the last episode is finished, so returns are exact)."""
     from tqdm.auto import tqdm
 
-    obs_rows, mask_rows, actions, returns, episodes = [], [], [], [], []
+    # observations go straight into one preallocated array (Scala 40: 400k decisions are
+    # 4 GB; a list of rows stacked at the end would need twice that)
+    observations = np.empty((steps, env.observation_space.shape[0]), np.float32)
+    masks = np.empty((steps, env.action_space.n), bool)
+    actions, returns, episodes = [], [], []
     bar = tqdm(total=steps, desc="warm start: heuristic decisions", unit="dec", disable=not progress,
                mininterval=1.0)
     episode = 0
@@ -77,8 +81,12 @@ def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
         while not done:
             view = env.aec.observe(env.learner)       # exactly what the teacher would see in play
             action = int(teacher.act(view, env.learner))
-            obs_rows.append(obs)
-            mask_rows.append(view["action_mask"].astype(bool))
+            i = len(actions)
+            if i == len(observations):                # the last episode runs past ``steps``: grow
+                observations = np.concatenate([observations, np.empty_like(observations[:1024])])
+                masks = np.concatenate([masks, np.empty_like(masks[:1024])])
+            observations[i] = obs
+            masks[i] = view["action_mask"]
             actions.append(action)
             episodes.append(episode)
             obs, reward, done, _, _ = env.step(action)
@@ -91,9 +99,9 @@ def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
         bar.update(len(rewards))
         episode += 1
     bar.close()
-    return Demonstrations(np.asarray(obs_rows, np.float32), np.asarray(mask_rows, bool),
-                          np.asarray(actions, np.int64), np.asarray(returns, np.float32),
-                          np.asarray(episodes, np.int64))
+    n = len(actions)
+    return Demonstrations(observations[:n], masks[:n], np.asarray(actions, np.int64),
+                          np.asarray(returns, np.float32), np.asarray(episodes, np.int64))
 
 
 def agreement(policy, demos: Demonstrations, batch_size: int = 2048) -> dict:
