@@ -144,6 +144,7 @@ def fit(policy, train: Demonstrations, held_out: Demonstrations, epochs: int, ba
     act_all = torch.as_tensor(train.actions, device=policy.device)
     ret_all = torch.as_tensor(train.returns, device=policy.device)
     history = []
+    start = time.perf_counter()
     for epoch in range(1, epochs + 1):
         policy.set_training_mode(True)
         order = rng.permutation(len(train))
@@ -161,12 +162,13 @@ def fit(policy, train: Demonstrations, held_out: Demonstrations, epochs: int, ba
             optimizer.step()
             sums += len(idx) * np.array([policy_loss.item(), value_loss.item()])
         held = agreement(policy, held_out)
-        record = dict(epoch=epoch, nll=sums[0] / len(train), value_mse=sums[1] / len(train),
+        record = dict(epoch=epoch, seconds=time.perf_counter() - start, nll=sums[0] / len(train),
+                      value_mse=sums[1] / len(train),
                       **{f"held_out_{key}" if key == "value_mse" else key: v for key, v in held.items()})
         history.append(record)
         log(f"warm start epoch {epoch}/{epochs}: nll {record['nll']:.3f}, value mse {record['value_mse']:.3f} "
             f"(held out {held['value_mse']:.3f}); held-out accuracy {held['accuracy']:.3f}, "
-            f"{held['choice_accuracy']:.3f} on decisions with a choice")
+            f"{held['choice_accuracy']:.3f} on decisions with a choice ({record['seconds']:.0f} s)")
     for group, lr in zip(optimizer.param_groups, previous_lr):
         group["lr"] = lr
     policy.set_training_mode(False)
