@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -44,6 +45,20 @@ def parse_config(items: list[str]) -> dict:
         except json.JSONDecodeError:
             config[key] = value
     return config
+
+
+def positive(kind: type) -> Callable[[str], int | float]:
+    """An argparse type: a number of ``kind`` above zero, else a clear usage error."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        return value
+
+    return parse
 
 
 def tournament(args: argparse.Namespace) -> int:
@@ -137,6 +152,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None)
     p.add_argument("--max-minutes", dest="max_minutes", type=float, default=None,
                    help="wall-clock budget: stop learning after this many minutes (then evaluate and save)")
+    p.add_argument("--warm-start", dest="warm_start", choices=["heuristic"], default=None,
+                   help="before PPO, fit the policy to the heuristic's moves (behaviour cloning); PPO then "
+                        "fine-tunes with lr 1e-4, no entropy bonus, clip 0.1, heuristic opponent weighted x3")
+    p.add_argument("--warm-start-steps", dest="warm_start_steps", type=positive(int), default=None,
+                   help="heuristic decisions to imitate (default 100000, ~1 minute)")
+    p.add_argument("--warm-start-epochs", dest="warm_start_epochs", type=positive(int), default=None,
+                   help="supervised passes over them (default 10)")
+    p.add_argument("--learning-rate", dest="learning_rate", type=positive(float), default=None)
+    p.add_argument("--ent-coef", dest="ent_coef", type=float, default=None, help="entropy bonus")
+    p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None, help="PPO's clip")
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
     p.add_argument("--out", default=None, help="output folder (default runs/train)")
     p.add_argument("--quiet", action="store_true")
