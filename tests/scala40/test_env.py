@@ -124,3 +124,16 @@ def test_heuristic_beats_random_play():
             env.step(a)
         wins += env.unwrapped.state.winners == [g % 2]
     assert wins >= games - 1
+
+
+def test_state_pickled_in_the_old_format_is_refused_clearly():
+    # before hidden chance became (seed, draws), a match state pickled a live generator as 'rng'
+    import pickle
+
+    s = baralho.make("scala40_v0").unwrapped.game.new_state(np.random.default_rng(0))
+    assert pickle.loads(pickle.dumps(s)).seed == s.seed is not None
+    old = s.__getstate__()
+    old["rng"] = {"bit_generator": "PCG64"}
+    clone = object.__new__(type(s))
+    with pytest.raises(ValueError, match="older baralho"):
+        clone.__setstate__(old)

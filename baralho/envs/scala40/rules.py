@@ -126,6 +126,9 @@ class Scala40State:
         return d
 
     def __setstate__(self, d: dict) -> None:
+        if "rng" in d:   # the format before hidden chance became (seed, draws)
+            raise ValueError("scala40: this state was pickled by an older baralho (it holds a live 'rng'); "
+                             "replay its record (seed + actions) instead")
         self.__dict__.update(d)
         self.pub = np.zeros(PUB_SIZE, np.float32)
         Scala40Game._sync(self)
