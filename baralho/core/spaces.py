@@ -71,10 +71,12 @@ class ObsLayout:
     def zeros(self) -> np.ndarray:
         return np.zeros(self.size, np.float32)
 
-    def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """Views of ``obs`` by field name, each in its declared shape."""
+    def decode(self, obs: np.ndarray, names: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+        """Views of ``obs`` by field name, each in its declared shape; only ``names`` when
+        given (agents on a hot path read a few of many fields)."""
         obs = np.asarray(obs)
-        return {f.name: obs[f.start:f.stop].reshape(f.shape) for f in self.fields.values()}
+        fields = self.fields.values() if names is None else [self.fields[n] for n in names]
+        return {f.name: obs[f.start:f.stop].reshape(f.shape) for f in fields}
 
     def table(self) -> str:
         """A markdown table of the layout (for env docstrings and docs)."""

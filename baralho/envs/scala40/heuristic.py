@@ -105,9 +105,6 @@ class Scala40Heuristic:
     def __init__(self, game, seed=None):
         self.game = game
         self.layout = game.obs_layout
-        self._fields = {name: (self.layout[name], self.layout.fields[name].shape)
-                        for name in ("melds", "players", "phase", "building", "discard_top", "turn",
-                                     "obligation")}
         self.reset(seed)
 
     def reset(self, seed=None) -> None:
@@ -120,8 +117,8 @@ class Scala40Heuristic:
         if len(legal) == 1:
             return int(legal[0])
         obs = np.asarray(observation["observation"])
-        # only the fields read below, as views (layout.decode builds all 17: 20 µs a call)
-        o = {name: obs[f].reshape(shape) for name, (f, shape) in self._fields.items()}
+        # only the fields read below (all 17: 20 µs a call)
+        o = self.layout.decode(obs, _FIELDS)
         hand = obs[:NUM_KINDS].astype(np.int64).tolist()     # "hand" (52) then "hand_jokers" (1)
         melds = decode_melds(o["melds"])
         opened = o["players"][0][1] > 0.5
@@ -207,6 +204,7 @@ class Scala40Heuristic:
         return A.DISCARD + best
 
 
+_FIELDS = ("melds", "players", "phase", "building", "discard_top", "turn", "obligation")   # what act reads
 _BY_PENALTY = sorted(range(NUM_KINDS), key=lambda c: -PENALTY[c])   # the order lay-offs are tried in
 
 
