@@ -43,6 +43,9 @@ from baralho.envs.scala40.observation import (
     build_layout,
     fill_melds,
     has_hidden,
+    head_block,
+    head_offsets,
+    head_size,
     meld_row,
     observe,
     pile_block,
@@ -58,6 +61,8 @@ ROUNDS_PER_HAND = 20       # a hand lasts at most 20 turns per player; then it e
 # + (13 selects + 13 commits/lay-offs) + 14 swaps + discard 1
 MAX_TURN_DECISIONS = 1 + 26 + 1 + 26 + 14 + 1
 DRAW, PLAY, OVER = 0, 1, 2
+_PLAY_PHASE = np.array([0.0, 1.0], np.float32)         # the phase field during play
+_OPENED_NOW = np.array([1.0, 0.0, 0.0], np.float32)    # turn fields 2-4 once the opening is reached
 
 
 @dataclass(frozen=True)
@@ -110,18 +115,21 @@ class Scala40State:
     # turnovers draw from (seed, draws); None when nothing random is left to come
     seed: int | None = None
     draws: int = 0
-    # ready-made observation pieces, kept in step with the lists above
+    # ready-made observation pieces, kept in step with the lists above (observation.py)
     hand_f: np.ndarray | None = None      # [n, 53] hands
-    # per-player rows are stored twice (rows i and i + n) so that every seat's
-    # relative view is one contiguous slice [seat : seat + n]
-    known_f: np.ndarray | None = None     # [2n, 53] known cards
-    players_f: np.ndarray | None = None   # [2n, 4] hand size / 14, opened, eliminated, penalty / 100
-    pub: np.ndarray | None = None         # melds block + discard pile block + pile sizes
+    # per-player rows are stored twice (rows i and i + n, flat) so that every seat's
+    # relative view is one contiguous slice
+    known_f: np.ndarray | None = None     # [2n * 53] known cards
+    players_f: np.ndarray | None = None   # [2n * 4] hand size / 14, opened, eliminated, penalty / 100
+    # the observation from `building` to `piles`, the same for every observer:
+    # the turn fields (head_block), then `pub` (a view: melds, discard pile, pile sizes)
+    table: np.ndarray | None = None
+    pub: np.ndarray | None = None
 
     def __getstate__(self) -> dict:
         # the observation pieces are derived data: pickles stay small and fast
         d = dict(self.__dict__)
-        for name in ("hand_f", "known_f", "players_f", "pub"):
+        for name in ("hand_f", "known_f", "players_f", "table", "pub"):
             d[name] = None
         return d
 
@@ -130,7 +138,6 @@ class Scala40State:
             raise ValueError("scala40: this state was pickled by an older baralho (it holds a live 'rng'); "
                              "replay its record (seed + actions) instead")
         self.__dict__.update(d)
-        self.pub = np.zeros(PUB_SIZE, np.float32)
         Scala40Game._sync(self)
 
     def copy(self) -> Scala40State:
@@ -146,7 +153,8 @@ class Scala40State:
         c.hand_f = self.hand_f.copy()
         c.known_f = self.known_f.copy()
         c.players_f = self.players_f.copy()
-        c.pub = self.pub.copy()
+        c.table = self.table.copy()
+        c.pub = c.table[-PUB_SIZE:]
         return c
 
 
@@ -168,13 +176,19 @@ class Scala40Game:
         self._needs_seed = self.match or self.config.turnover == "shuffled"
         self._chance = Chance()
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
-        self._scratch = np.zeros(PUB_SIZE, np.float32)  # check_invariants' fresh table block
+        self._scratch = np.zeros(head_size(n) + PUB_SIZE, np.float32)  # check_invariants' fresh table
         self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
         fields = self.obs_layout.fields
-        # the public block is copied in one slice: it must be exactly the layout's table fields
-        # (a mismatch once wrote the pile sizes into the players' rows, where they were overwritten)
-        if fields[PUB_FIELDS[-1]].stop - fields[PUB_FIELDS[0]].start != PUB_SIZE:
-            raise AssertionError("scala40: PUB_SIZE does not match the layout's public fields")
+        # the table block is copied in one slice: it must be exactly the layout's fields from
+        # `building` to `piles` (a mismatch once wrote the pile sizes into the players' rows)
+        if fields[PUB_FIELDS[-1]].stop - fields[PUB_FIELDS[0]].start != PUB_SIZE or \
+                fields["building"].start != NUM_KINDS or \
+                fields["players"].start != NUM_KINDS + head_size(n) + PUB_SIZE or \
+                [fields[f].start - NUM_KINDS for f in ("to_act", "phase", "turn", "obligation", "progress")] \
+                != list(head_offsets(n)):
+            raise AssertionError("scala40: the table block does not match the observation layout")
+        # offsets of the turn fields inside s.table (apply keeps them up to date)
+        _, self.h_phase, self.h_turn, self.h_obligation, self.h_progress = head_offsets(n)
         # observation offsets as plain attributes (observe reads them every step)
         self.obs_size = self.obs_layout.size
         for name in ("building", "to_act", "phase", "turn", "obligation", "progress", "melds",
@@ -186,7 +200,6 @@ class Scala40Game:
         n = self.num_players
         s = Scala40State(n, [], [], [], [], [], [], opened=[False] * n, totals=[0] * n,
                          eliminated=[False] * n, last_penalties=[0] * n, returns=[0.0] * n)
-        s.pub = np.zeros(PUB_SIZE, np.float32)
         if self._needs_seed:
             s.seed = int(rng.integers(2 ** 63))
         self._deal(s, rng, 0)
@@ -223,10 +236,14 @@ class Scala40Game:
     def _sync(s: Scala40State) -> None:
         """Rebuild the ready-made observation pieces from the state's lists."""
         s.hand_f = np.array(s.hands, np.float32)
-        s.known_f = np.array(s.known + s.known, np.float32)
+        s.known_f = np.array(s.known + s.known, np.float32).ravel()
         rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
                 for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
-        s.players_f = np.array(rows + rows, np.float32)
+        s.players_f = np.array(rows + rows, np.float32).ravel()
+        h = head_size(s.num_players)
+        s.table = np.zeros(h + PUB_SIZE, np.float32)
+        s.pub = s.table[h:]
+        head_block(s.table[:h], s)
         fill_melds(s.pub, s.melds, s.staged)
         pile_block(s.pub, s.discard, len(s.stock))
 
@@ -238,23 +255,49 @@ class Scala40Game:
         s.hand_f[p, k] = h[k]
         size = s.hand_size[p] = s.hand_size[p] + d
         f = s.players_f
-        f[p, 0] = f[p + s.num_players, 0] = size / 14.0
+        f[4 * p] = f[4 * (p + s.num_players)] = size / 14.0
+
+    @staticmethod
+    def _know(s: Scala40State, p: int, k: int, d: int) -> None:
+        """``d`` more cards of kind ``k`` are publicly known to be in ``p``'s hand."""
+        c = s.known[p][k] = s.known[p][k] + d
+        s.known_f[NUM_KINDS * p + k] = s.known_f[NUM_KINDS * (p + s.num_players) + k] = c
 
     @staticmethod
     def _forget(s: Scala40State, p: int, k: int) -> None:
         """A card of kind ``k`` was seen leaving ``p``'s hand."""
         if s.known[p][k]:
-            s.known[p][k] -= 1
-            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
+            Scala40Game._know(s, p, k, -1)
+
+    def _oblige(self, s: Scala40State, k: int) -> None:
+        """The card kind the actor must still meld this turn becomes ``k`` (-1: none)."""
+        if s.obligation >= 0:
+            s.table[self.h_obligation + s.obligation] = 0.0
+        if k >= 0:
+            s.table[self.h_obligation + k] = 1.0
+        s.obligation = k
+
+    @staticmethod
+    def _clear_building(s: Scala40State) -> None:
+        t = s.table
+        for k in s.pending:
+            t[k] = 0.0
+        s.pending = []
 
     def _start_turn(self, s: Scala40State) -> None:
+        self._clear_building(s)
+        self._oblige(s, -1)
         s.phase = DRAW
-        s.was_open = s.opened[s.player]
-        s.pending = []
+        opened = s.was_open = s.opened[s.player]
         s.staged = s.staged_value = 0
-        s.obligation = s.took = -1
+        s.took = -1
         s.ob_used = False
         s.undos = 1
+        t, ph, g = s.table, self.h_phase, self.h_progress
+        # phase (draw, play), then the turn fields (see head_block)
+        t[ph:ph + 8] = (1.0, 0.0, s.turn >= s.eliminated.count(False), opened, 0.0, not opened, 0.0, 0.0)
+        t[g] = s.turn / s.turn_limit
+        t[g + 1] = min(s.turnovers, 10) / 10.0
 
     # ------------------------------------------------------------- protocol
     def current_player(self, s: Scala40State) -> int:
@@ -284,23 +327,26 @@ class Scala40Game:
             self._move(s, p, s.stock.pop(), 1)
             s.pub[-2] = len(s.stock) / 108.0
             s.phase = PLAY
+            s.table[self.h_phase:self.h_phase + 2] = _PLAY_PHASE
             return None
         if action == A.DRAW_DISCARD:
             k = s.discard.pop()
             self._move(s, p, k, 1)
-            s.known[p][k] += 1
-            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
+            self._know(s, p, k, 1)
             pile_block(s.pub, s.discard, len(s.stock))
             s.took = k
+            s.table[self.h_turn + 5] = 1.0
             if s.turn > 0 and (not s.opened[p] or self.config.taken_discard == "must_use"):
-                s.obligation = k
+                self._oblige(s, k)
             s.phase = PLAY
+            s.table[self.h_phase:self.h_phase + 2] = _PLAY_PHASE
             return None
         if action < A.COMMIT:  # select
             k = action - A.SELECT
             self._move(s, p, k, -1)
             self._forget(s, p, k)
             s.pending.append(k)
+            s.table[k] += 1.0
             return None
         if action < A.EXTEND:  # commit a new meld
             opts = parse_group(s.pending)
@@ -312,13 +358,17 @@ class Scala40Game:
             if not s.opened[p]:
                 s.staged += 1
                 s.staged_value += meld_value(m)
+                t = self.h_turn
+                s.table[t + 4] = s.staged_value / 100.0
                 if s.obligation >= 0 and s.obligation in meld_cards(m):
                     s.ob_used = True
                 if s.staged_value >= OPEN_MIN and (s.obligation < 0 or s.ob_used):
                     s.opened[p] = True
-                    s.players_f[p::s.num_players, 1] = 1.0
+                    s.players_f[4 * p + 1] = s.players_f[4 * (p + s.num_players) + 1] = 1.0
                     s.staged = s.staged_value = 0
-                    s.obligation = -1
+                    # opened this turn; no undo any more; nothing staged
+                    s.table[t + 2:t + 5] = _OPENED_NOW
+                    self._oblige(s, -1)
                     fill_melds(s.pub, s.melds, 0)
             return None
         if action < A.SWAP:  # lay off
@@ -333,14 +383,14 @@ class Scala40Game:
             self._move(s, p, k, -1)
             self._forget(s, p, k)
             self._move(s, p, JOKER, 1)
-            s.known[p][JOKER] += 1
-            s.known_f[p, JOKER] = s.known_f[p + s.num_players, JOKER] = s.known[p][JOKER]
+            self._know(s, p, JOKER, 1)
             s.melds[i] = swap_joker(m)
             meld_row(s.pub, i, s.melds[i], False)
             return None
         if action == A.UNDO:
             self._take_back(s)
             s.undos -= 1
+            s.table[self.h_turn + 3] = 0.0
             return None
         # discard
         k = action - A.DISCARD
@@ -371,8 +421,8 @@ class Scala40Game:
     def _lay(self, s: Scala40State, m: tuple, i: int) -> None:
         """Put the meld being built on the table as meld ``i`` (new or extended)."""
         if s.obligation >= 0 and s.opened[s.player] and s.obligation in s.pending:
-            s.obligation = -1
-        s.pending = []
+            self._oblige(s, -1)
+        self._clear_building(s)
         if i == len(s.melds):
             s.melds.append(m)
         else:
@@ -389,10 +439,10 @@ class Scala40Game:
             del s.melds[len(s.melds) - s.staged:]
         for k in cards:
             self._move(s, p, k, 1)
-            s.known[p][k] += 1
-            s.known_f[p, k] = s.known_f[p + s.num_players, k] = s.known[p][k]
-        s.pending = []
+            self._know(s, p, k, 1)
+        self._clear_building(s)
         s.staged = s.staged_value = 0
+        s.table[self.h_turn + 4] = 0.0
         s.ob_used = False
         fill_melds(s.pub, s.melds, 0)
 
@@ -433,7 +483,7 @@ class Scala40Game:
                 pens[i] = hand_penalty(s.hands[i]) * (2 if double else 1)
         s.last_penalties = pens
         s.hands_played += 1
-        s.players_f[:, 3] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)] * 2
+        s.players_f[3::4] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)] * 2
         if not self.match:
             s.totals = [t + x for t, x in zip(s.totals, pens, strict=True)]
             r = [-x / 100.0 for x in pens]
@@ -462,8 +512,11 @@ class Scala40Game:
 
     def _finish(self, s: Scala40State, r: list) -> list:
         s.phase = OVER
-        s.players_f[:, 2] = s.eliminated * 2
-        s.pending = []
+        s.players_f[2::4] = s.eliminated * 2
+        self._clear_building(s)
+        s.table[self.h_phase:self.h_obligation + NUM_KINDS] = 0.0   # no phase, turn or obligation
+        s.table[self.h_progress] = s.turn / s.turn_limit
+        s.table[self.h_progress + 1] = min(s.turnovers, 10) / 10.0
         s.returns = [a + b for a, b in zip(s.returns, r, strict=True)]
         return r
 
@@ -483,8 +536,9 @@ class Scala40Game:
         n = self.num_players
         # the float mirrors must equal the lists; then the numeric checks run on them
         assert s.hand_f.tolist() == s.hands, "cached hand observation is stale (or a hand is malformed)"
-        assert s.known_f.tolist() == s.known + s.known, "cached known-cards observation is stale"
-        hands, known = s.hand_f, s.known_f[:n]
+        assert s.known_f.reshape(2 * n, NUM_KINDS).tolist() == s.known + s.known, \
+            "cached known-cards observation is stale"
+        hands, known = s.hand_f, s.known_f[:n * NUM_KINDS].reshape(n, NUM_KINDS)
         assert hands.min() >= 0, "a hand has a negative count"
         assert hands.sum(1).tolist() == s.hand_size, f"hand sizes {s.hand_size} disagree with the hands"
         assert known.min() >= 0 and (known <= hands).all(), "a player is known to hold a card it lacks"
@@ -504,11 +558,16 @@ class Scala40Game:
         assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
         rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
                 for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
-        assert np.array_equal(s.players_f, np.array(rows + rows, np.float32)), "cached player rows are stale"
-        pub = self._scratch
-        fill_melds(pub, s.melds, s.staged)
-        pile_block(pub, s.discard, len(s.stock))
-        assert np.array_equal(pub, s.pub), "cached table observation is stale"
+        assert np.array_equal(s.players_f, np.array(rows + rows, np.float32).ravel()), "cached player rows are stale"
+        table = self._scratch
+        h = len(table) - PUB_SIZE
+        head_block(table[:h], s)
+        fill_melds(table[h:], s.melds, s.staged)
+        pile_block(table[h:], s.discard, len(s.stock))
+        assert np.array_equal(table[:h], s.table[:h]), \
+            f"cached turn fields are stale: cells {np.flatnonzero(table[:h] != s.table[:h]).tolist()}"
+        assert np.array_equal(table, s.table), "cached table observation is stale"
+        assert s.pub.base is s.table, "pub must be the view of table's public part"
         assert 0 <= s.turn <= s.turn_limit <= ROUNDS_PER_HAND * self.num_players and s.undos in (0, 1)
         assert all(t >= 0 for t in s.totals)
         if self.match:
