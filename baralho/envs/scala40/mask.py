@@ -17,6 +17,19 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.envs.scala40 import actions as A
+from baralho.envs.scala40.actions import (  # plain names: read in the hot loops below
+    COMMIT,
+    DISCARD,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    EXTEND,
+    EXTEND_LOW,
+    MAX_MELDS,
+    NUM_ACTIONS,
+    SELECT,
+    SWAP,
+    UNDO,
+)
 from baralho.envs.scala40.melds import (
     JOKER,
     NUM_KINDS,
@@ -40,7 +53,7 @@ _PRESENT = bytes([0] + [1] * 255)   # bytes.translate table: a card count -> 0/1
 
 def legal_mask(game, s) -> np.ndarray:
     """int8[NUM_ACTIONS]: 1 for every legal action of the acting player."""
-    mask = bytearray(A.NUM_ACTIONS)
+    mask = bytearray(NUM_ACTIONS)
     if s.phase == OVER:
         return np.frombuffer(mask, np.int8)
     p = s.player
@@ -48,9 +61,9 @@ def legal_mask(game, s) -> np.ndarray:
     can_close = s.turn >= s.eliminated.count(False)   # Scala40Game.closing_allowed
     keep = 1 if can_close else 2
     if s.phase == DRAW:
-        mask[A.DRAW_STOCK] = 1
+        mask[DRAW_STOCK] = 1
         if s.discard and _may_take(game, s, hand, s.discard[-1], keep, can_close):
-            mask[A.DRAW_DISCARD] = 1
+            mask[DRAW_DISCARD] = 1
         return np.frombuffer(mask, np.int8)
     opened = s.opened[p]
     hsize = s.hand_size[p]
@@ -60,10 +73,10 @@ def legal_mask(game, s) -> np.ndarray:
     if pend:
         if guided:
             for k in opening_selects(hand, pend, s.staged_value, -1 if s.ob_used else ob, keep, can_close):
-                mask[A.SELECT + k] = 1
+                mask[SELECT + k] = 1
         else:
             _pending_selects(mask, s, pend, hand, hsize - 1 - keep, opened)
-        if len(pend) >= 3 and len(s.melds) < A.MAX_MELDS and hsize >= keep:
+        if len(pend) >= 3 and len(s.melds) < MAX_MELDS and hsize >= keep:
             for a in _commit_actions(s, hand, keep, can_close, guided):
                 mask[a] = 1
         if opened and hsize >= keep:
@@ -73,34 +86,34 @@ def legal_mask(game, s) -> np.ndarray:
                     continue  # wrong suit or rank: cannot take these cards
                 opts = extend_options(m, pend)
                 if opts:
-                    mask[A.EXTEND + i] = 1
+                    mask[EXTEND + i] = 1
                     if len(opts) > 1:
-                        mask[A.EXTEND_LOW + i] = 1
+                        mask[EXTEND_LOW + i] = 1
         if not opened and s.undos:
-            mask[A.UNDO] = 1
+            mask[UNDO] = 1
         return np.frombuffer(mask, np.int8)
     # nothing being built
     if opened and ob >= 0:  # must_use: the taken card is the first card played
         hand[ob] -= 1
         if _completable(s, [ob], hand, hsize - 1, keep, True):
-            mask[A.SELECT + ob] = 1
+            mask[SELECT + ob] = 1
         hand[ob] += 1
         return np.frombuffer(mask, np.int8)
     room = hsize - 1 - keep
     if guided:
         for k in opening_selects(hand, [], s.staged_value, -1 if s.ob_used else ob, keep, can_close):
-            mask[A.SELECT + k] = 1
+            mask[SELECT + k] = 1
     elif room >= 0:
         for k in _single_selects(s, hand, room, opened):
-            mask[A.SELECT + k] = 1
+            mask[SELECT + k] = 1
     if opened:
         for i, m in enumerate(s.melds):
             if m[4] and hand[joker_standin(m)]:
-                mask[A.SWAP + i] = 1
+                mask[SWAP + i] = 1
     elif s.staged and s.undos:
-        mask[A.UNDO] = 1
+        mask[UNDO] = 1
     if not guided or (s.ob_used and hsize == 1 and can_close):
-        mask[A.DISCARD:] = bytes(hand).translate(_PRESENT)
+        mask[DISCARD:] = bytes(hand).translate(_PRESENT)
     return np.frombuffer(mask, np.int8)
 
 
@@ -136,14 +149,14 @@ def _pending_selects(mask: bytearray, s, pend: list[int], hand, room: int, opene
     # No memo on the hand here: measured on random play, a key of the hand's counts in
     # the built card's suit and rank hit 4% of the time. select_extras answers
     # new_meld_extra for every candidate in one pass over the hand instead.
-    can_new = len(s.melds) < A.MAX_MELDS
+    can_new = len(s.melds) < MAX_MELDS
     lone_joker = all(k == JOKER for k in pend)
     extras = select_extras(pend, hand) if can_new and not lone_joker else None
     for k in _pending_candidates(pend, hand):
         if extras is not None:
             e = extras.get(k)
             if e is not None and e <= room:
-                mask[A.SELECT + k] = 1
+                mask[SELECT + k] = 1
                 continue
             if not opened:
                 continue
@@ -157,7 +170,7 @@ def _pending_selects(mask: bytearray, s, pend: list[int], hand, room: int, opene
         else:
             ok = False
         if ok or (opened and _extends(s.melds, group, hand, room)):
-            mask[A.SELECT + k] = 1
+            mask[SELECT + k] = 1
         hand[k] += 1
 
 
@@ -178,7 +191,7 @@ def _completable(s, pend, hand, hsize, keep, opened) -> bool:
     room = hsize - keep
     if room < 0:
         return False
-    if len(s.melds) < A.MAX_MELDS:
+    if len(s.melds) < MAX_MELDS:
         e = new_meld_extra(pend, hand)
         if e is not None and e <= room:
             return True
@@ -187,7 +200,7 @@ def _completable(s, pend, hand, hsize, keep, opened) -> bool:
 
 def _single_selects(s, hand, room, opened) -> list[int]:
     """Kinds k whose selection (nothing being built yet) can be completed."""
-    out = meldable_kinds(hand) if room >= 2 and len(s.melds) < A.MAX_MELDS else []
+    out = meldable_kinds(hand) if room >= 2 and len(s.melds) < MAX_MELDS else []
     if opened:
         extra = set()
         for m in s.melds:
@@ -209,7 +222,7 @@ def _commit_actions(s, hand, keep, can_close, guided) -> list[int]:
         if m[4]:
             out.append(A.joker_action(*joker_key(m)))
         else:
-            plain = A.COMMIT
+            plain = COMMIT
     if plain is not None:
         out.append(plain)
     return out

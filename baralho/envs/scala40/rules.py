@@ -330,10 +330,9 @@ class Scala40Game:
             s.table[self.h_phase:self.h_phase + 2] = _PLAY_PHASE
             return None
         if action == A.DRAW_DISCARD:
-            k = s.discard.pop()
+            k = self._pop_discard(s)
             self._move(s, p, k, 1)
             self._know(s, p, k, 1)
-            pile_block(s.pub, s.discard, len(s.stock))
             s.took = k
             s.table[self.h_turn + 5] = 1.0
             if s.turn > 0 and (not s.opened[p] or self.config.taken_discard == "must_use"):
@@ -417,6 +416,24 @@ class Scala40Game:
         recent[:NUM_KINDS] = 0.0
         recent[k] = 1.0
         b[-1] = len(pile) / 108.0
+
+    @staticmethod
+    def _pop_discard(s: Scala40State) -> int:
+        """Take the top card of the discard pile (the pile's observation rows follow)."""
+        pile = s.discard
+        k = pile.pop()
+        b = s.pub[MELD_SIZE:]
+        b[k] = 0.0
+        if pile:
+            b[pile[-1]] = 1.0
+        b[NUM_KINDS + k] -= 1.0
+        recent = b[2 * NUM_KINDS:(2 + RECENT) * NUM_KINDS]
+        recent[:-NUM_KINDS] = recent[NUM_KINDS:]   # every card moves one place up
+        recent[-NUM_KINDS:] = 0.0
+        if len(pile) >= RECENT:
+            recent[(RECENT - 1) * NUM_KINDS + pile[-RECENT]] = 1.0
+        b[-1] = len(pile) / 108.0
+        return k
 
     def _lay(self, s: Scala40State, m: tuple, i: int) -> None:
         """Put the meld being built on the table as meld ``i`` (new or extended)."""
