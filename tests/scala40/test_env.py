@@ -137,3 +137,49 @@ def test_state_pickled_in_the_old_format_is_refused_clearly():
     clone = object.__new__(type(s))
     with pytest.raises(ValueError, match="older baralho"):
         clone.__setstate__(old)
+
+
+def test_taking_from_a_deep_discard_pile_moves_every_recent_row_up():
+    # 20 cards on the pile: the observation shows the top 16 in order; after the top is taken
+    # the 17th from the top comes into view (apply updates these rows in place)
+    pile = "As 2s 3s 4s 5s 6s 7s 8s 9s 10s Js Qs Ks Ah 2h 3h 4h 5h 6h 7h"
+    s = position(G2, {0: "7h 8h 2c", 1: "9d"}, discard=pile, phase=DRAW, opened=(0,))
+    before = G2.obs_layout.decode(G2.observe(s, 1))
+    play(G2, s, A.DRAW_DISCARD)                      # check_invariants rebuilds the block and compares
+    for seat in (0, 1):
+        o = G2.obs_layout.decode(G2.observe(s, seat))
+        shown = [int(np.flatnonzero(row)[0]) for row in o["discard_recent"]]
+        assert shown == [card(c) for c in reversed(pile.split()[:-1])][:16]
+        assert o["discard_top"][card("6h")] == 1 and o["discard_top"].sum() == 1
+        assert o["discard_counts"][card("7h")] == 0 and o["discard_counts"].sum() == 19
+        assert (o["discard_recent"][:15] == before["discard_recent"][1:]).all()
+        assert o["known"][(0 - seat) % 2][card("7h")] == 1     # the taken card is public
+
+
+def test_the_turn_fields_follow_the_turn():
+    # player 0 (unopened) takes the 8h to open with 7h 8h 9h + Ks Kd Kc (57 points), then discards
+    s = position(G2, {0: "7h 9h Ks Kd Kc 2c 5d", 1: "9d 3c"}, discard="4c 8h", phase=DRAW)
+    lay = G2.obs_layout
+
+    def turn_fields(seat=0):
+        o = lay.decode(G2.observe(s, seat))
+        return o["phase"].tolist(), o["turn"].tolist(), np.flatnonzero(o["obligation"]).tolist(), o["building"]
+
+    phase, turn, ob, _ = turn_fields()
+    assert phase == [1, 0] and turn == [1, 0, 0, 1, 0, 0] and ob == []
+    play(G2, s, A.DRAW_DISCARD)
+    phase, turn, ob, _ = turn_fields()
+    assert phase == [0, 1] and turn[5] == 1 and ob == [card("8h")]
+    play(G2, s, *sel("7h 8h"))
+    assert turn_fields(1)[3][card("7h")] == 1 and turn_fields(1)[3].sum() == 2   # public
+    play(G2, s, *sel("9h"), A.COMMIT)
+    phase, turn, ob, building = turn_fields()
+    # staged 24 points; the 8h stays the card to meld until the opening is reached
+    assert building.sum() == 0 and turn[4] == pytest.approx(0.24, abs=1e-6) and ob == [card("8h")]
+    play(G2, s, *sel("Ks Kd Kc"), A.COMMIT)
+    phase, turn, ob, _ = turn_fields()
+    assert turn[2:5] == [1, 0, 0] and ob == []     # opened this turn: no undo, nothing staged
+    play(G2, s, disc("2c"))
+    phase, turn, ob, _ = turn_fields(1)
+    assert phase == [1, 0] and turn == [1, 0, 0, 1, 0, 0] and ob == []
+    assert lay.decode(G2.observe(s, 1))["to_act"].tolist() == [1, 0]
