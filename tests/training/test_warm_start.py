@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from baralho.agents import make_agent
+from baralho.agents import bind_if_needed, make_agent
 from baralho.cli import main
 from baralho.training.single_agent import SingleAgentEnv
 from baralho.training.train import FINE_TUNING, TrainConfig, check, config_for, train
@@ -37,6 +37,53 @@ def test_returns_are_the_learners_game_returns():
             env.step(int(a))
         final = env.game.returns(env.aec.unwrapped.state)[int(env.learner.split("_")[1])]
         assert np.allclose(demos.returns[rows], final)
+
+
+def collect_by_lists(env, teacher, steps: int, seed: int):
+    """The plain way collect() must match: every row in a list, stacked at the end."""
+    observations, masks, actions, episodes = [], [], [], []
+    episode = 0
+    while len(actions) < steps:
+        obs, _ = env.reset(seed=seed + episode)
+        teacher.reset(seed=seed + episode)
+        bind_if_needed(teacher, env.aec)
+        done = False
+        while not done:
+            view = env.aec.observe(env.learner)
+            action = int(teacher.act(view, env.learner))
+            observations.append(obs)
+            masks.append(view["action_mask"].astype(bool))
+            actions.append(action)
+            episodes.append(episode)
+            obs, _, done, _, _ = env.step(action)
+        episode += 1
+    return np.stack(observations), np.stack(masks), np.asarray(actions), np.asarray(episodes)
+
+
+@pytest.mark.parametrize("env_id, steps", [("chuche_v0", 700), ("rodizio_v0", 301)])
+def test_the_last_episode_runs_past_steps_without_growing_the_arrays(env_id, steps):
+    env = SingleAgentEnv(env_id, opponents=["random", "heuristic"])
+    demos = collect(env, make_agent("heuristic", env_id, seed=1), steps=steps, gamma=0.99, seed=5)
+    observations, masks, actions, episodes = collect_by_lists(
+        SingleAgentEnv(env_id, opponents=["random", "heuristic"]), make_agent("heuristic", env_id, seed=1),
+        steps, seed=5)
+    last = np.flatnonzero(episodes == episodes[-1])
+    assert len(demos) == len(actions) > steps >= last[0], "whole episodes, the last one started below steps"
+    np.testing.assert_array_equal(demos.observations, observations)
+    np.testing.assert_array_equal(demos.masks, masks)
+    np.testing.assert_array_equal(demos.actions, actions)
+    np.testing.assert_array_equal(demos.episodes, episodes)
+    # one allocation, sized by the game's bound: the rows are a view of it, never a grown copy
+    block = demos.observations.base
+    assert block is not None and block.shape[0] == steps + env.game.max_decisions
+    assert demos.observations.flags.c_contiguous, "fit() hands it to torch without a copy"
+
+
+def test_an_episode_past_the_games_bound_is_an_error(monkeypatch):
+    env = SingleAgentEnv("chuche_v0", opponents=["random"])
+    monkeypatch.setattr(env.game, "max_decisions", 3)   # a Chuche game takes dozens of the learner's decisions
+    with pytest.raises(RuntimeError, match="bound of 3 decisions"):
+        collect(env, make_agent("heuristic", "chuche_v0"), steps=1, gamma=0.99, seed=0)
 
 
 @pytest.mark.parametrize("env_id", ["chuche_v0", "roda_de_samba_v0"])
