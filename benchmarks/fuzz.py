@@ -67,6 +67,7 @@ def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
     per_config = -(-games // len(configs))
     jobs = [(env_id, cfg, min(chunk, per_config - k * chunk), i * 10_000 + k)
             for i, cfg in enumerate(configs) for k in range(-(-per_config // chunk))]
+    commit = git_head()      # the code the run imports now, even if the tree moves on during a long run
     start = time.perf_counter()
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
@@ -84,7 +85,7 @@ def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
     return dict(env=env_id, games=sum(r["games"] for r in rows), steps=sum(r["steps"] for r in rows),
                 failures=sum(len(r["failures"]) for r in rows), workers=workers, wall_s=wall,
                 machine=platform.processor() or platform.machine(), python=platform.python_version(),
-                date=time.strftime("%Y-%m-%d"), commit=git_head(), configs=rows)
+                date=time.strftime("%Y-%m-%d"), commit=commit, configs=rows)
 
 
 def main(argv: list[str] | None = None) -> int:
