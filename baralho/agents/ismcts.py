@@ -17,11 +17,12 @@ sambista, discard); the heuristic plays every other decision, in the tree, in
 rollouts and at the table. Rollouts are the heuristic's, cut off at the end of
 the turn in progress after the guide's ``rollout_depth`` decisions (a position is
 never scored half-way through a turn) and scored by its ``evaluate``. The tree only
-branches where the game is decided; with ``tree=False`` (Scala 40's guide) it is
-flat Monte Carlo: each simulation plays one root candidate, then the heuristic. At the root every candidate is played on
-the same determinizations with the same rollout seed (common random numbers),
-and an alternative overrules the proposal only when its paired advantage is
-``confidence`` standard errors above zero.
+branches where the game is decided; with ``tree=False`` (Scala 40's guide) the
+search is flat Monte Carlo: each simulation plays one root candidate, then the
+heuristic. At the root every candidate is played on the same determinizations
+with the same rollout seed (common random numbers), and an alternative overrules
+the proposal only when its paired advantage is ``confidence`` standard errors
+above zero.
 
 The agent reads the live state only through ``resample_hidden``, whose draw
 depends only on what the seat knows (the conformance suite checks it), so its
