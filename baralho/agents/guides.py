@@ -24,8 +24,11 @@ import numpy as np
 
 
 class Guide(Protocol):
-    #: default rollout length in decisions before ``evaluate`` scores it (None: to the end)
+    #: default rollout length in decisions before ``evaluate`` scores it (None: to the end);
+    #: the rollout then runs on to the end of the turn (the next change of actor)
     rollout_depth: int | None
+    #: default search shape: a tree below the root's candidates (True) or flat Monte Carlo
+    tree: bool
 
     def candidates(self, policy, obs: dict, proposal: int) -> list[int]:
         """The moves to compare at this decision, ``proposal`` first; ``[proposal]`` when
@@ -47,6 +50,7 @@ class DefaultGuide:
     """Every decision with a choice is searched; rollouts run to the end."""
 
     rollout_depth = None
+    tree = True
 
     def __init__(self, game, width: int = 6) -> None:
         self.width = width
@@ -62,9 +66,20 @@ class DefaultGuide:
 class Scala40Guide:
     """Scala 40: search the draw (stock or discard pile) and which card to discard;
     the heuristic lays down and lays off. Discards are ranked by the heuristic's own
-    score (penalty points minus links to the rest of the hand), ``width`` of them."""
+    score (penalty points minus links to the rest of the hand), ``width`` of them.
+
+    Flat Monte Carlo (``tree = False``) with rollouts to the end of the hand: at a few
+    dozen simulations per candidate a tree below the root spends much of the budget on
+    UCB's first visits to the opponent's off-proposal draws. Measured against the heuristic
+    (ismcts:96:g, duplicate games on the same deals, standard error ~0.065): flat to the
+    end 0.417 (60 games); flat, cut off after 20 decisions and scored by ``evaluate``'s
+    deadwood 0.483 (60) at a third of the cost; scoring wins (60) or the margin over the
+    opponent (40) instead of the returns 0.417 / 0.40 -- all parity within the noise.
+    ``evaluate`` (a hand's returns if it ended now, each seat laying down its best melds
+    first) is what a search with ``rollout_depth`` set scores."""
 
     rollout_depth = None
+    tree = False
 
     def __init__(self, game, width: int = 4) -> None:
         from baralho.envs.scala40 import actions as A
@@ -91,7 +106,30 @@ class Scala40Guide:
         return _ranked(proposal, discards, score, self.width)
 
     def evaluate(self, game, state) -> np.ndarray:
-        return game.returns(state)
+        if game.is_over(state) or not game.config.scope == "hand":
+            return game.returns(state)
+        # the hand's returns if it ended now, each seat laying down its best melds first
+        # (an unopened seat only if they reach the opening): -deadwood / 100
+        return np.array([-self.deadwood(game, state, p) / 100.0 for p in range(game.num_players)])
+
+    @staticmethod
+    def deadwood(game, state, p: int) -> int:
+        """Penalty points ``p`` would still hold after laying down their best disjoint melds
+        (before opening only if those reach 40; lay-offs on the table are not counted)."""
+        from baralho.envs.scala40.heuristic import best_melds
+        from baralho.envs.scala40.melds import OPEN_MIN, hand_penalty, meld_cards
+
+        if state.eliminated[p]:
+            return 0
+        hand = list(state.hands[p])
+        need = 0 if state.opened[p] else OPEN_MIN
+        value, chosen, _ = best_melds(hand, -1, 0, False, OPEN_MIN - need)
+        if value < 0:
+            return hand_penalty(hand)
+        for m in chosen:
+            for k in meld_cards(m):
+                hand[k] -= 1
+        return hand_penalty(hand)
 
 
 class RodaDeSambaGuide:
@@ -101,6 +139,7 @@ class RodaDeSambaGuide:
     are scored by fame (what the game would pay if it ended there)."""
 
     rollout_depth = 40
+    tree = True
 
     def __init__(self, game, width: int = 4) -> None:
         from baralho.envs.roda_de_samba import view as V

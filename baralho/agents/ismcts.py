@@ -14,12 +14,15 @@ proposes every move and the game's guide (:mod:`baralho.agents.guides`) names,
 from the acting seat's observation, the few moves worth comparing at the key
 decisions (Scala 40: the draw and the discard; Roda de Samba: draw, instrument,
 sambista, discard); the heuristic plays every other decision, in the tree, in
-rollouts and at the table. Rollouts are the heuristic's, cut off after the
-guide's ``rollout_depth`` decisions and scored by its ``evaluate``. The tree only
-branches where the game is decided. At the root every candidate is played on
-the same determinizations with the same rollout seed (common random numbers),
-and an alternative overrules the proposal only when its paired advantage is
-``confidence`` standard errors above zero.
+rollouts and at the table. Rollouts are the heuristic's, cut off at the end of
+the turn in progress after the guide's ``rollout_depth`` decisions (a position is
+never scored half-way through a turn) and scored by its ``evaluate``. The tree only
+branches where the game is decided; with ``tree=False`` (Scala 40's guide) the
+search is flat Monte Carlo: each simulation plays one root candidate, then the
+heuristic. At the root every candidate is played on the same determinizations
+with the same rollout seed (common random numbers), and an alternative overrules
+the proposal only when its paired advantage is ``confidence`` standard errors
+above zero.
 
 The agent reads the live state only through ``resample_hidden``, whose draw
 depends only on what the seat knows (the conformance suite checks it), so its
@@ -51,13 +54,15 @@ class ISMCTSAgent:
     ``guided=True`` searches only the key decisions the game's guide names, among
     the heuristic's proposal and a few alternatives (module docstring); it implies
     heuristic rollouts, ``rollout_depth`` overrides the guide's cut-off (None: the guide's),
-    and an alternative replaces the proposal only when it beats it by ``confidence``
-    standard errors of the paired (same determinization) differences."""
+    ``tree`` whether the search grows a tree below the root's candidates (False: flat Monte
+    Carlo, every simulation is the candidate then the heuristic; None: the guide's), and an
+    alternative replaces the proposal only when it beats it by ``confidence`` standard
+    errors of the paired (same determinization) differences."""
 
     def __init__(self, simulations: int | None = 200, seconds: float | None = None,
                  exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
                  rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
-                 confidence: float = 1.0) -> None:
+                 confidence: float = 1.0, tree: bool | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and simulations < 1:
@@ -74,6 +79,7 @@ class ISMCTSAgent:
         self.rollout = "heuristic" if guided else rollout
         self.rollout_depth = rollout_depth
         self.confidence = confidence
+        self.tree = tree
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.env = None
@@ -98,6 +104,8 @@ class ISMCTSAgent:
             self._guide = guide_for(game)
             if self.rollout_depth is None:
                 self.rollout_depth = self._guide.rollout_depth
+            if self.tree is None:
+                self.tree = self._guide.tree
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -226,15 +234,21 @@ class ISMCTSAgent:
                     continue
             # expand in the guide's order (rng None): the proposal first
             node, cands = self._tree_step(game, s, node, cands, actor, path, None), None
-            if node is None:
+            if node is None or not self.tree:
                 break
-        depth = self.rollout_depth
-        for _ in range(self.max_rollout if depth is None else depth):
+        # the rollout stops at the first change of actor after rollout_depth decisions: a
+        # position is scored between turns, never half-way through one
+        depth = self.max_rollout if self.rollout_depth is None else self.rollout_depth
+        last = path[-1][2] if path else None
+        for step in range(self.max_rollout):
             if game.is_over(s):
                 break
             seat = game.current_player(s)
+            if step >= depth and seat != last:
+                break
             obs = {"observation": game.observe(s, seat), "action_mask": game.legal_mask(s)}
             game.apply(s, int(policy.act(obs, f"player_{seat}")))
+            last = seat
         ret = guide.evaluate(game, s)
         self._backup(path, ret)
         return float(ret[path[0][2]])

@@ -314,3 +314,56 @@ def test_guided_choice_keeps_the_proposal_unless_an_alternative_is_clearly_bette
     assert noisy[:, 1].mean() > noisy[:, 0].mean()           # better on average, but within the noise
     assert agent._choose([7, 8, 9], noisy) == 7
     assert agent._choose([7, 8], np.hstack([base, base])) == 7   # a tie goes to the proposal
+
+
+def test_guided_rollouts_are_cut_off_between_turns(monkeypatch):
+    """A cut-off rollout is scored at the start of a turn (or the end of the game), never
+    half-way through one, whatever ``rollout_depth`` says."""
+    from baralho.envs.scala40.rules import DRAW, OVER
+
+    scored = []
+    for env, game, state, seat, cands in _key_decisions("scala40_v0", {"scope": "hand"}, games=1, per_game=2):
+        agent = _guided(env)
+        monkeypatch.setattr(agent._guide, "evaluate",
+                            lambda game, s, scored=scored: scored.append(s.phase) or game.returns(s))
+        for depth in (0, 1, 3):
+            agent.rollout_depth = depth
+            agent.search(game, state, seat, cands)
+    assert len(scored) >= 8 and all(p in (DRAW, OVER) for p in scored)
+
+
+def test_flat_guided_search_grows_no_tree_below_the_root():
+    env, game, state, seat, cands = next(_key_decisions("scala40_v0", {"scope": "hand"}, games=1, per_game=1))
+    agent = ISMCTSAgent(simulations=4 * len(cands), seed=0, guided=True, rollout_depth=30, tree=False)
+    agent.bind(env)
+    paths = []
+    backup = agent._backup
+
+    def spy(path, ret):
+        paths.append(len(path))
+        backup(path, ret)
+
+    agent._backup = spy
+    assert agent.search(game, state, seat, cands) in cands
+    assert len(paths) == 4 * len(cands) and set(paths) == {1}    # the root move only
+
+
+def test_scala40_deadwood_counts_what_the_best_melds_leave():
+    from baralho.agents.guides import Scala40Guide
+    from baralho.envs.scala40.melds import NUM_KINDS
+
+    game = baralho.make("scala40_v0", scope="hand").unwrapped.game
+    state = game.new_state(np.random.default_rng(0))
+    hand = [0] * NUM_KINDS
+    for k in (10, 11, 12, 23, 24, 25, 1 + 26, 7 + 39):   # J Q K of spades, J Q K of hearts, 2♦, 8♣
+        hand[k] += 1
+    state.hands[0] = hand
+    state.opened = [True, False]
+    assert Scala40Guide.deadwood(game, state, 0) == 2 + 8         # two runs of 30 laid, 2 and 8 left
+    state.hands[1] = hand[:]
+    assert Scala40Guide.deadwood(game, state, 1) == 2 + 8         # unopened, but 60 >= 40 opens
+    small = [0] * NUM_KINDS
+    for k in (1, 2, 3, 39 + 7):                                   # 2-3-4 of spades (9 points) and 8♣
+        small[k] += 1
+    state.hands[1] = small
+    assert Scala40Guide.deadwood(game, state, 1) == 9 + 8         # unopened, 9 < 40: all of it counts
