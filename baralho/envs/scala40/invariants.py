@@ -12,7 +12,7 @@ import numpy as np
 
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40.melds import NUM_KINDS, meld_cards, meld_value, valid_meld
-from baralho.envs.scala40.observation import PUB_SIZE, fill_melds, head_block, pile_block
+from baralho.envs.scala40.observation import PUB_SIZE, fill_melds, head_block, pile_block, player_rows
 
 
 def check_invariants(game, s) -> None:
@@ -42,9 +42,7 @@ def check_invariants(game, s) -> None:
     staged = s.melds[len(s.melds) - s.staged:] if s.staged else []
     assert s.staged_value == sum(meld_value(m) for m in staged), "staged value is inconsistent"
     assert not (s.staged and s.opened[s.player]), "staged melds of an opened player"
-    rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
-            for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
-    assert np.array_equal(s.players_f, np.array(rows + rows, np.float32).ravel()), "cached player rows are stale"
+    assert np.array_equal(s.players_f, player_rows(s)), "cached player rows are stale"
     table = game._scratch
     h = len(table) - PUB_SIZE
     head_block(table[:h], s)

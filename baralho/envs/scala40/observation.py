@@ -104,6 +104,14 @@ def fill_melds(pub: np.ndarray, melds: list, n_staged: int) -> None:
         meld_row(pub, i, m, i >= first_staged)
 
 
+def player_rows(s) -> np.ndarray:
+    """The per-player rows from scratch, flat and twice over (seat i at rows i and i + n):
+    [cards in hand / 14, opened, eliminated, penalty total / 100 capped at 5]."""
+    rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
+            for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
+    return np.array(rows + rows, np.float32).ravel()
+
+
 def head_offsets(n: int) -> tuple[int, int, int, int, int]:
     """Offsets inside the state's ``table`` block (which starts at the layout's
     ``building`` field) of to_act, phase, turn, obligation and progress."""

@@ -49,6 +49,7 @@ from baralho.envs.scala40.observation import (
     meld_row,
     observe,
     pile_block,
+    player_rows,
     resample_hidden,
 )
 from baralho.envs.scala40.render import describe, render
@@ -177,7 +178,6 @@ class Scala40Game:
         self._chance = Chance()
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
         self._scratch = np.zeros(head_size(n) + PUB_SIZE, np.float32)  # check_invariants' fresh table
-        self._off = {name: f.start for name, f in self.obs_layout.fields.items()}
         fields = self.obs_layout.fields
         # the table block is copied in one slice: it must be exactly the layout's fields from
         # `building` to `piles` (a mismatch once wrote the pile sizes into the players' rows)
@@ -191,9 +191,8 @@ class Scala40Game:
         _, self.h_phase, self.h_turn, self.h_obligation, self.h_progress = head_offsets(n)
         # observation offsets as plain attributes (observe reads them every step)
         self.obs_size = self.obs_layout.size
-        for name in ("building", "to_act", "phase", "turn", "obligation", "progress", "melds",
-                     "players", "known"):
-            setattr(self, "o_" + name, self._off[name])
+        for name in ("to_act", "progress", "players", "known"):
+            setattr(self, "o_" + name, fields[name].start)
 
     # ------------------------------------------------------------------ deal
     def new_state(self, rng: np.random.Generator) -> Scala40State:
@@ -237,9 +236,7 @@ class Scala40Game:
         """Rebuild the ready-made observation pieces from the state's lists."""
         s.hand_f = np.array(s.hands, np.float32)
         s.known_f = np.array(s.known + s.known, np.float32).ravel()
-        rows = [[h / 14.0, o, e, min(t, 500) / 100.0]
-                for h, o, e, t in zip(s.hand_size, s.opened, s.eliminated, s.totals, strict=True)]
-        s.players_f = np.array(rows + rows, np.float32).ravel()
+        s.players_f = player_rows(s)
         h = head_size(s.num_players)
         s.table = np.zeros(h + PUB_SIZE, np.float32)
         s.pub = s.table[h:]
@@ -293,11 +290,15 @@ class Scala40Game:
         s.took = -1
         s.ob_used = False
         s.undos = 1
-        t, ph, g = s.table, self.h_phase, self.h_progress
+        ph = self.h_phase
         # phase (draw, play), then the turn fields (see head_block)
-        t[ph:ph + 8] = (1.0, 0.0, s.turn >= s.eliminated.count(False), opened, 0.0, not opened, 0.0, 0.0)
-        t[g] = s.turn / s.turn_limit
-        t[g + 1] = min(s.turnovers, 10) / 10.0
+        s.table[ph:ph + 8] = (1.0, 0.0, s.turn >= s.eliminated.count(False), opened, 0.0, not opened, 0.0, 0.0)
+        self._progress(s)
+
+    def _progress(self, s: Scala40State) -> None:
+        """The progress cells: turn of this hand / turn bound, stock turnovers / 10 (capped)."""
+        s.table[self.h_progress] = s.turn / s.turn_limit
+        s.table[self.h_progress + 1] = min(s.turnovers, 10) / 10.0
 
     # ------------------------------------------------------------- protocol
     def current_player(self, s: Scala40State) -> int:
@@ -532,8 +533,7 @@ class Scala40Game:
         s.players_f[2::4] = s.eliminated * 2
         self._clear_building(s)
         s.table[self.h_phase:self.h_obligation + NUM_KINDS] = 0.0   # no phase, turn or obligation
-        s.table[self.h_progress] = s.turn / s.turn_limit
-        s.table[self.h_progress + 1] = min(s.turnovers, 10) / 10.0
+        self._progress(s)
         s.returns = [a + b for a, b in zip(s.returns, r, strict=True)]
         return r
 
