@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.envs.scala40 import actions as A
-from baralho.envs.scala40.melds import NUM_KINDS, meld_cards, meld_value, valid_meld
+from baralho.envs.scala40.melds import NUM_KINDS, hand_bits, meld_cards, meld_value, valid_meld
 from baralho.envs.scala40.observation import PUB_SIZE, fill_melds, head_block, pile_block, player_rows
 
 
@@ -22,6 +22,7 @@ def check_invariants(game, s) -> None:
     n = game.num_players
     # the float mirrors must equal the lists; then the numeric checks run on them
     assert s.hand_f.tolist() == s.hands, "cached hand observation is stale (or a hand is malformed)"
+    assert s.bits == [hand_bits(h) for h in s.hands], "cached hand bits are stale"
     assert s.known_f.reshape(2 * n, NUM_KINDS).tolist() == s.known + s.known, \
         "cached known-cards observation is stale"
     hands, known = s.hand_f, s.known_f[:n * NUM_KINDS].reshape(n, NUM_KINDS)

@@ -7,8 +7,9 @@ no sequence of actions dead-ends or loops. reference.py answers the same
 question by brute force; the conformance suite checks they agree.
 
 Speed: this is about half of a step, so it is written for CPython. The mask is
-filled in a ``bytearray`` and handed out as a numpy view of it (the discard row
-is one ``bytes.translate`` of the hand instead of a numpy comparison), and the
+filled in a ``bytearray`` and handed out as a read-only numpy view of its bytes
+(the adapter need not lock it; the discard row is one ``bytes.translate`` of the
+hand instead of a numpy comparison), and the
 meld arithmetic below it (melds.py) works on bit masks.
 """
 
@@ -55,7 +56,7 @@ def legal_mask(game, s) -> np.ndarray:
     """int8[NUM_ACTIONS]: 1 for every legal action of the acting player."""
     mask = bytearray(NUM_ACTIONS)
     if s.phase == OVER:
-        return np.frombuffer(mask, np.int8)
+        return np.frombuffer(bytes(mask), np.int8)
     p = s.player
     hand = s.hands[p]
     can_close = s.turn >= s.eliminated.count(False)   # Scala40Game.closing_allowed
@@ -64,7 +65,7 @@ def legal_mask(game, s) -> np.ndarray:
         mask[DRAW_STOCK] = 1
         if s.discard and _may_take(game, s, hand, s.discard[-1], keep, can_close):
             mask[DRAW_DISCARD] = 1
-        return np.frombuffer(mask, np.int8)
+        return np.frombuffer(bytes(mask), np.int8)
     opened = s.opened[p]
     hsize = s.hand_size[p]
     ob = s.obligation
@@ -91,14 +92,14 @@ def legal_mask(game, s) -> np.ndarray:
                         mask[EXTEND_LOW + i] = 1
         if not opened and s.undos:
             mask[UNDO] = 1
-        return np.frombuffer(mask, np.int8)
+        return np.frombuffer(bytes(mask), np.int8)
     # nothing being built
     if opened and ob >= 0:  # must_use: the taken card is the first card played
         hand[ob] -= 1
         if _completable(s, [ob], hand, hsize - 1, keep, True):
             mask[SELECT + ob] = 1
         hand[ob] += 1
-        return np.frombuffer(mask, np.int8)
+        return np.frombuffer(bytes(mask), np.int8)
     room = hsize - 1 - keep
     if guided:
         for k in opening_selects(hand, [], s.staged_value, -1 if s.ob_used else ob, keep, can_close):
@@ -114,7 +115,7 @@ def legal_mask(game, s) -> np.ndarray:
         mask[UNDO] = 1
     if not guided or (s.ob_used and hsize == 1 and can_close):
         mask[DISCARD:] = bytes(hand).translate(_PRESENT)
-    return np.frombuffer(mask, np.int8)
+    return np.frombuffer(bytes(mask), np.int8)
 
 
 def _may_take(game, s, hand, top, keep, can_close) -> bool:
@@ -125,7 +126,7 @@ def _may_take(game, s, hand, top, keep, can_close) -> bool:
         if game.config.taken_discard == "free":
             return True
         return _completable(s, [top], hand, hsize, keep, True)
-    return may_open_with(hand, top, keep, can_close)
+    return may_open_with(hand, top, keep, can_close, s.bits[s.player])
 
 
 def _pending_candidates(pend, hand) -> list[int]:
@@ -151,7 +152,7 @@ def _pending_selects(mask: bytearray, s, pend: list[int], hand, room: int, opene
     # new_meld_extra for every candidate in one pass over the hand instead.
     can_new = len(s.melds) < MAX_MELDS
     lone_joker = all(k == JOKER for k in pend)
-    extras = select_extras(pend, hand) if can_new and not lone_joker else None
+    extras = select_extras(pend, hand, s.bits[s.player]) if can_new and not lone_joker else None
     for k in _pending_candidates(pend, hand):
         if extras is not None:
             e = extras.get(k)
@@ -200,7 +201,7 @@ def _completable(s, pend, hand, hsize, keep, opened) -> bool:
 
 def _single_selects(s, hand, room, opened) -> list[int]:
     """Kinds k whose selection (nothing being built yet) can be completed."""
-    out = meldable_kinds(hand) if room >= 2 and len(s.melds) < MAX_MELDS else []
+    out = meldable_kinds(hand, s.bits[s.player]) if room >= 2 and len(s.melds) < MAX_MELDS else []
     if opened:
         extra = set()
         for m in s.melds:

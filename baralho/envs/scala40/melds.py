@@ -338,13 +338,14 @@ def _run_part(real: list[int], jp: int, b: int, jh: bool, one_ace: bool) -> int 
     return best
 
 
-def select_extras(pending: list[int], hand) -> dict[int, int]:
+def select_extras(pending: list[int], hand, bits: int = -1) -> dict[int, int]:
     """For every card kind k the hand holds: ``new_meld_extra(pending + [k], hand - k)``
     where that is not None, computed in one pass (the mask's candidate loop).
 
     ``pending`` must hold a real card (a lone joker goes through new_meld_extra).
     The suit bits, the set's suits and the jokers are read once; each candidate
-    only adjusts them for the card it takes out of the hand."""
+    only adjusts them for the card it takes out of the hand (``bits``:
+    ``hand_bits(hand)`` when the caller keeps it)."""
     real = [k for k in pending if k != JOKER]
     jp = len(pending) - len(real)
     out: dict[int, int] = {}
@@ -364,15 +365,19 @@ def select_extras(pending: list[int], hand) -> dict[int, int]:
             have = len(real) + jp
             if have + 1 <= 4:
                 need = max(0, 2 - have)
-                jh = 1 if hj and not jp else 0
+                spare = 1 if hj and not jp else 0   # a joker the set may still take
                 for t in free:   # k = the card of suit t: the others (and a joker) may complete
-                    if len(free) - 1 + jh >= need:
+                    if len(free) - 1 + spare >= need:
                         out[t * 13 + r0] = need
                 if hj and not jp and len(free) >= need:   # k = a joker
                     out[JOKER] = need
     # runs: every real card of suit s0
     if all(k // 13 == s0 for k in real):
-        b = _suit_bits(hand, s0)
+        if bits < 0:
+            b = _suit_bits(hand, s0)
+        else:
+            b = bits >> 13 * s0 & 8191
+            b = b << 1 | (b & 1) << 14
         base = s0 * 13
         aces = hand[base]
         jh = hj > 0 and not jp
@@ -489,9 +494,11 @@ def _suit_kinds(s: int, ranks: int) -> tuple[int, ...]:
     return tuple(s * 13 + r for r in range(13) if ranks >> r & 1)
 
 
-def meldable_kinds(hand) -> list[int]:
-    """Kinds of the hand that belong to some meld made only of hand cards."""
-    bits = hand_bits(hand)
+def meldable_kinds(hand, bits: int = -1) -> list[int]:
+    """Kinds of the hand that belong to some meld made only of hand cards
+    (``bits``: ``hand_bits(hand)`` when the caller keeps it)."""
+    if bits < 0:
+        bits = hand_bits(hand)
     jok = hand[JOKER] > 0
     pats = (bits & 8191, bits >> 13 & 8191, bits >> 26 & 8191, bits >> 39)
     a, b, c, d = pats
@@ -512,16 +519,20 @@ def meldable_kinds(hand) -> list[int]:
     return out
 
 
-def kind_meldable(hand, k: int) -> bool:
+def kind_meldable(hand, k: int, bits: int = -1) -> bool:
     """``k in meldable_kinds(hand)`` for one real card kind ``k`` (k < 52), without
-    working out the whole hand: its rank across the suits, its suit's run windows."""
+    working out the whole hand: its rank across the suits, its suit's run windows
+    (``bits``: ``hand_bits(hand)`` when the caller keeps it)."""
     r, s = k % 13, k // 13
     jok = hand[JOKER] > 0
     suits = (hand[r] > 0) + (hand[13 + r] > 0) + (hand[26 + r] > 0) + (hand[39 + r] > 0)
     if suits >= (2 if jok else 3):
         return True
-    base = s * 13
-    pattern = int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)
+    if bits < 0:
+        base = s * 13
+        pattern = int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)
+    else:
+        pattern = bits >> 13 * s & 8191
     return bool(_run_meldable(pattern, jok) >> r & 1)
 
 

@@ -147,8 +147,8 @@ def head_block(head: np.ndarray, s) -> None:
 
 
 def observe(game, s, player: int) -> np.ndarray:
-    """The flat observation of ``player``: four slice copies of the state's
-    ready-made blocks and two cells that depend on who is looking.
+    """The flat observation of ``player``: the state's four ready-made blocks
+    concatenated, and two cells that depend on who is looking.
 
     Hot path (every step). The engine keeps, in step with every action, one
     block ``table`` = the turn fields + melds + discard pile (everything between
@@ -157,16 +157,13 @@ def observe(game, s, player: int) -> np.ndarray:
     contiguous slice; measured in the random-play loop, building the turn fields
     here cell by cell cost about a quarter of a step."""
     n = game.num_players
-    obs = np.empty(game.obs_size, np.float32)
-    obs[:NUM_KINDS] = s.hand_f[player]
-    pl, kn = game.o_players, game.o_known
-    obs[NUM_KINDS:pl] = s.table
+    # one concatenate, not four slice assignments into np.empty: half the cost (measured)
+    obs = np.concatenate((s.hand_f[player], s.table, s.players_f[4 * player:4 * (player + n)],
+                          s.known_f[NUM_KINDS * player:NUM_KINDS * (player + n)]))
     if s.phase != OVER:
         obs[game.o_to_act + (s.player - player) % n] = 1.0
     if s.first == player:
         obs[game.o_progress + 2] = 1.0
-    obs[pl:kn] = s.players_f[4 * player:4 * (player + n)]
-    obs[kn:] = s.known_f[NUM_KINDS * player:NUM_KINDS * (player + n)]
     return obs
 
 

@@ -27,6 +27,7 @@ from baralho.envs.scala40.melds import (
     NUM_KINDS,
     OPEN_MIN,
     extend_options,
+    hand_bits,
     hand_penalty,
     joker_key,
     joker_standin,
@@ -118,6 +119,8 @@ class Scala40State:
     draws: int = 0
     # ready-made observation pieces, kept in step with the lists above (observation.py)
     hand_f: np.ndarray | None = None      # [n, 53] hands
+    # per seat: bit k set while the hand holds card kind k (k < 52), for the mask's meld arithmetic
+    bits: list | None = None
     # per-player rows are stored twice (rows i and i + n, flat) so that every seat's
     # relative view is one contiguous slice
     known_f: np.ndarray | None = None     # [2n * 53] known cards
@@ -130,7 +133,7 @@ class Scala40State:
     def __getstate__(self) -> dict:
         # the observation pieces are derived data: pickles stay small and fast
         d = dict(self.__dict__)
-        for name in ("hand_f", "known_f", "players_f", "table", "pub"):
+        for name in ("hand_f", "bits", "known_f", "players_f", "table", "pub"):
             d[name] = None
         return d
 
@@ -148,7 +151,7 @@ class Scala40State:
         c.__dict__.update(self.__dict__)
         c.hands = [h[:] for h in self.hands]
         c.known = [h[:] for h in self.known]
-        for name in ("hand_size", "stock", "discard", "melds", "pending", "opened", "totals",
+        for name in ("hand_size", "bits", "stock", "discard", "melds", "pending", "opened", "totals",
                      "eliminated", "last_penalties", "winners", "returns"):
             setattr(c, name, getattr(self, name)[:])
         c.hand_f = self.hand_f.copy()
@@ -190,8 +193,7 @@ class Scala40Game:
         # offsets of the turn fields inside s.table (apply keeps them up to date)
         _, self.h_phase, self.h_turn, self.h_obligation, self.h_progress = head_offsets(n)
         # observation offsets as plain attributes (observe reads them every step)
-        self.obs_size = self.obs_layout.size
-        for name in ("to_act", "progress", "players", "known"):
+        for name in ("to_act", "progress"):
             setattr(self, "o_" + name, fields[name].start)
 
     # ------------------------------------------------------------------ deal
@@ -235,6 +237,7 @@ class Scala40Game:
     def _sync(s: Scala40State) -> None:
         """Rebuild the ready-made observation pieces from the state's lists."""
         s.hand_f = np.array(s.hands, np.float32)
+        s.bits = [hand_bits(h) for h in s.hands]
         s.known_f = np.array(s.known + s.known, np.float32).ravel()
         s.players_f = player_rows(s)
         h = head_size(s.num_players)
@@ -248,8 +251,10 @@ class Scala40Game:
     def _move(s: Scala40State, p: int, k: int, d: int) -> None:
         """Add ``d`` cards of kind ``k`` to player ``p``'s hand."""
         h = s.hands[p]
-        h[k] += d
-        s.hand_f[p, k] = h[k]
+        c = h[k] = h[k] + d
+        s.hand_f[p, k] = c
+        if k != JOKER:
+            s.bits[p] = s.bits[p] | 1 << k if c else s.bits[p] & ~(1 << k)
         size = s.hand_size[p] = s.hand_size[p] + d
         f = s.players_f
         f[4 * p] = f[4 * (p + s.num_players)] = size / 14.0

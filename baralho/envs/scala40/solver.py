@@ -9,6 +9,7 @@ melds of the hand (a hand holds at most 14 cards), memoised on the hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from baralho.envs.scala40.melds import (
@@ -32,7 +33,7 @@ MAX_VALUE = tuple([11] + list(range(2, 11)) + [10, 10, 10]) * 4 + (11,)
 
 def all_melds(hand) -> list[tuple[tuple[int, ...], int, tuple]]:
     """Every meld (cards, value, meld tuple) that can be formed from ``hand``, best value first."""
-    out = []
+    out: list[tuple[tuple[int, ...], int, tuple]] = []
     jok = hand[JOKER] > 0
     bits = hand_bits(hand)
     a, b, c, d = bits & 8191, bits >> 13 & 8191, bits >> 26 & 8191, bits >> 39
@@ -92,7 +93,7 @@ def _run_melds(s: int, pat: int, aces: int, jok: bool) -> tuple:
             value = sum(POS_VALUE[lo:hi + 1])
             if not missing:
                 out.append((tuple(kind_of(s, p) for p in range(lo, hi + 1)), value, (RUN, s, lo, hi, 0)))
-                jposs = range(lo, hi + 1) if jok else ()
+                jposs: Sequence[int] = range(lo, hi + 1) if jok else ()
             else:
                 jposs = missing
             for jpos in jposs:
@@ -126,10 +127,10 @@ def _all_melds(hand: tuple) -> list:
 
 
 @lru_cache(maxsize=16384)
-def _reachable(hand: tuple, pending: tuple, staged_value: int, need: int, keep: int, can_close: bool) -> bool:
+def _reachable(key: tuple, pending: tuple, staged_value: int, need: int, keep: int, can_close: bool) -> bool:
     """Can an unopened player still open (or close in hand) this turn?
 
-    ``hand``: free cards (count vector); ``pending``: the meld being built, which
+    ``key``: the free cards (count vector, a tuple: the memo key); ``pending``: the meld being built, which
     must become one meld with cards of the hand; ``staged_value``: the value
     already staged; ``need``: a card kind one of the new melds must contain
     (the taken discard), or -1. Success: ``need`` used and either the staged
@@ -137,7 +138,7 @@ def _reachable(hand: tuple, pending: tuple, staged_value: int, need: int, keep: 
     At least ``keep`` cards always stay in hand (the discard, two before
     closing is allowed).
     """
-    hand = list(hand)
+    hand = list(key)
     n = sum(hand)
     for k in pending:
         hand[k] += 1
@@ -224,14 +225,17 @@ def opening_selects(hand, pending: list[int], staged_value: int, need: int,
     return out
 
 
-def may_open_with(hand, top: int, keep: int, can_close: bool) -> bool:
-    """Can an unopened player who takes ``top`` open with it this turn?"""
+def may_open_with(hand, top: int, keep: int, can_close: bool, bits: int = -1) -> bool:
+    """Can an unopened player who takes ``top`` open with it this turn?
+    (``bits``: ``hand_bits(hand)`` when the caller keeps it.)"""
+    if bits >= 0 and top != JOKER:
+        bits |= 1 << top
     hand[top] += 1
     try:
         # most draws are refused here: test the one card before working out the hand
-        if top != JOKER and not kind_meldable(hand, top):
+        if top != JOKER and not kind_meldable(hand, top, bits):
             return False
-        kinds = meldable_kinds(hand)
+        kinds = meldable_kinds(hand, bits)
         if top not in kinds:
             return False
         bound = sum(hand[k] * MAX_VALUE[k] for k in kinds)
