@@ -8,7 +8,10 @@ classic wrapper chain (TerminateIllegal, AssertOutOfBounds, OrderEnforcing)
 over the same do-nothing game — it reports steps/s, games/s, steps/game and
 the ratio to the adapter floor. Each figure is the best of ``--repeats`` runs
 (this machine's speed varies by up to 2x between runs; the best run is the
-least disturbed one).
+least disturbed one). The runs are interleaved: every round measures every
+item once, floors, envs and peers alike, so a slow stretch of a shared machine
+is spread over all of them instead of falling on the items measured in it
+(measured in sequence, the floor ran minutes before the last env and the peers).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import json
 import platform
 import time
+from collections.abc import Callable
 from importlib.metadata import version
 
 import numpy as np
@@ -50,9 +54,12 @@ def run_loop(env, seconds: float, seed: int = 0) -> tuple[float, float, float]:
     return steps / dt, games / dt, steps / games
 
 
-def best_of(make, seconds: float, repeats: int) -> tuple[float, float, float]:
-    runs = [run_loop(make(), seconds, seed=k) for k in range(repeats)]
-    return max(runs, key=lambda r: r[0])
+Runner = Callable[[float, int], "tuple[float, float, float] | None"]   # (seconds, seed) -> figures
+
+
+def env_runner(make) -> Runner:
+    """A runner timing ``run_loop`` over a fresh env from ``make()``."""
+    return lambda seconds, seed: run_loop(make(), seconds, seed=seed)
 
 
 def classic_chain_over_null():
@@ -62,19 +69,27 @@ def classic_chain_over_null():
     return wrappers.OrderEnforcingWrapper(env)
 
 
-def measure(env_ids, seconds: float, repeats: int) -> dict:
-    rows = []
-    floor = best_of(null_env, seconds, repeats)
-    rows.append(dict(env="null (adapter floor)", config={}, sps=floor[0], gps=floor[1], spg=floor[2]))
-    chain = best_of(classic_chain_over_null, seconds, repeats)
-    rows.append(dict(env="null + PettingZoo classic wrappers", config={}, sps=chain[0], gps=chain[1],
-                     spg=chain[2]))
+def measure(env_ids, seconds: float, repeats: int, peers: dict[str, Runner] | None = None) -> dict:
+    """Every env config, the two floors and ``peers`` (name -> runner, None when the
+    peer is not installed), in ``repeats`` interleaved rounds; each keeps its best run."""
+    items: list[tuple[str, dict, str, Runner]] = [
+        ("null (adapter floor)", {}, "floor", env_runner(null_env)),
+        ("null + PettingZoo classic wrappers", {}, "floor", env_runner(classic_chain_over_null))]
     for env_id in env_ids:
         for cfg in baralho.env_module(env_id).TEST_CONFIGS:
-            sps, gps, spg = best_of(lambda e=env_id, c=cfg: baralho.make(e, **c), seconds, repeats)
-            rows.append(dict(env=env_id, config=cfg, sps=sps, gps=gps, spg=spg))
+            items.append((env_id, cfg, "env", env_runner(lambda e=env_id, c=cfg: baralho.make(e, **c))))
+    items += [(name, {}, "peer", run) for name, run in (peers or {}).items()]
+    best: list = [None] * len(items)
+    for k in range(repeats):
+        for i, (_name, _cfg, _kind, run) in enumerate(items):
+            r = run(seconds, k)
+            if r is not None and (best[i] is None or r[0] > best[i][0]):
+                best[i] = r
+    rows = [dict(env=name, config=cfg, kind=kind, sps=b[0], gps=b[1], spg=b[2])
+            for (name, cfg, kind, _), b in zip(items, best) if b is not None]
+    floor = rows[0]["sps"]
     for r in rows:
-        r["ratio_to_floor"] = r["sps"] / floor[0]
+        r["ratio_to_floor"] = r["sps"] / floor
     return dict(
         machine=dict(platform=platform.platform(), python=platform.python_version(),
                      processor=platform.processor() or platform.machine()),
