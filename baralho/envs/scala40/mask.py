@@ -7,10 +7,10 @@ no sequence of actions dead-ends or loops. reference.py answers the same
 question by brute force; the conformance suite checks they agree.
 
 Speed: this is about half of a step, so it is written for CPython. The mask is
-filled in a ``bytearray`` and handed out as a read-only numpy view of its bytes
-(the adapter need not lock it; the discard row is one ``bytes.translate`` of the
-hand instead of a numpy comparison), and the
-meld arithmetic below it (melds.py) works on bit masks.
+filled in a ``bytearray`` (the discard row is one ``bytes.translate`` of the hand
+instead of a numpy comparison) and handed out as a read-only numpy view of its
+bytes, which the adapter need not lock; the meld arithmetic below it (melds.py)
+works on bit masks, from the per-seat presence bits the state keeps.
 """
 
 from __future__ import annotations

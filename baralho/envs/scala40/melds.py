@@ -230,8 +230,12 @@ def extend_options(m: tuple, group: list[int]) -> list[tuple]:
 def _suit_bits(hand, s: int) -> int:
     """Bitmask of run positions (1…14) of suit ``s`` present in ``hand``."""
     base = s * 13
-    p = int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)  # bit r = rank r
-    return p << 1 | (p & 1) << 14
+    return run_positions(int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2))
+
+
+def run_positions(ranks: int) -> int:
+    """Rank bits of one suit (bit r = rank r, ace = 0) as run positions 1…14 (the ace at both ends)."""
+    return ranks << 1 | (ranks & 1) << 14
 
 
 def _run_fill(s: int, lo: int, hi: int, taken: set, hand) -> tuple[int, int]:
@@ -373,11 +377,7 @@ def select_extras(pending: list[int], hand, bits: int = -1) -> dict[int, int]:
                     out[JOKER] = need
     # runs: every real card of suit s0
     if all(k // 13 == s0 for k in real):
-        if bits < 0:
-            b = _suit_bits(hand, s0)
-        else:
-            b = bits >> 13 * s0 & 8191
-            b = b << 1 | (b & 1) << 14
+        b = _suit_bits(hand, s0) if bits < 0 else run_positions(bits >> 13 * s0 & 8191)
         base = s0 * 13
         aces = hand[base]
         jh = hj > 0 and not jp
@@ -469,7 +469,7 @@ def extend_extra(m: tuple, pending: list[int], hand) -> int | None:
 def _run_meldable(pattern: int, jok: bool) -> int:
     """Ranks (bit r, ace = 0) of a suit holding ``pattern`` that lie in a 3-card
     window of present cards (two present and a joker when ``jok``)."""
-    pos = pattern << 1 | (pattern & 1) << 14  # run positions 1..14, the ace at both ends
+    pos = run_positions(pattern)
     out = 0
     for lo in range(1, 13):
         c = pos >> lo & 7

@@ -25,6 +25,7 @@ from baralho.envs.scala40.melds import (
     kind_meldable,
     kind_of,
     meldable_kinds,
+    run_positions,
 )
 
 # the most a card can be worth in a meld (ace high 11, a joker up to 11)
@@ -77,7 +78,7 @@ def _set_melds(r: int, suits_mask: int, jok: bool) -> tuple:
 def _run_melds(s: int, pat: int, aces: int, jok: bool) -> tuple:
     """Runs of suit ``s`` from the ranks present (``pat``, bit 0 = ace) and maybe a joker."""
     out = []
-    b = pat << 1 | (pat & 1) << 14
+    b = run_positions(pat)
     for lo in range(1, 13):
         if not b >> lo & 1 and not (jok and b >> (lo + 1) & 3 == 3):
             continue  # a window starting here would hold two holes
