@@ -62,8 +62,8 @@ class ISMCTSAgent:
     def __init__(self, simulations: int | None = 200, seconds: float | None = None,
                  exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
                  rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
-                 confidence: float = 1.0, tree: bool | None = None, belief_tries: int = 30,
-                 race: float | None = None, race_min: int = 6) -> None:
+                 confidence: float | None = None, tree: bool | None = None, belief_tries: int = 30,
+                 race: float | None = None, race_min: int = 8) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and simulations < 1:
@@ -113,6 +113,10 @@ class ISMCTSAgent:
                 self.rollout_depth = self._guide.rollout_depth
             if self.tree is None:
                 self.tree = self._guide.tree
+            if self.confidence is None:
+                self.confidence = getattr(self._guide, "confidence", 1.0)
+            if self.race is None:
+                self.race = getattr(self._guide, "race", None)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -250,7 +254,8 @@ class ISMCTSAgent:
             return candidates[0]
         diff = paired[:, best] - paired[:, 0]
         spread = diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf
-        return candidates[best] if diff.mean() > self.confidence * spread else candidates[0]
+        confidence = 1.0 if self.confidence is None else self.confidence   # unbound: the default
+        return candidates[best] if diff.mean() > confidence * spread else candidates[0]
 
     def _iterate_guided(self, game, s, root: _Node, candidates: list[int], rollout_seed: int) -> float:
         """One simulation of the guided search from ``candidates`` at the root: the tree
