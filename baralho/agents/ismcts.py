@@ -62,7 +62,8 @@ class ISMCTSAgent:
     def __init__(self, simulations: int | None = 200, seconds: float | None = None,
                  exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
                  rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
-                 confidence: float = 1.0, tree: bool | None = None) -> None:
+                 confidence: float | None = None, tree: bool | None = None, belief_tries: int = 30,
+                 race: float | None = None, race_min: int = 8) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and simulations < 1:
@@ -80,6 +81,12 @@ class ISMCTSAgent:
         self.rollout_depth = rollout_depth
         self.confidence = confidence
         self.tree = tree
+        if belief_tries < 0:
+            raise ValueError(f"belief_tries={belief_tries} must be >= 0")
+        self.belief_tries = belief_tries
+        if race_min < 2:
+            raise ValueError(f"race_min={race_min} must be >= 2 (a standard error needs two draws)")
+        self.race, self.race_min = race, race_min
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.env = None
@@ -106,6 +113,10 @@ class ISMCTSAgent:
                 self.rollout_depth = self._guide.rollout_depth
             if self.tree is None:
                 self.tree = self._guide.tree
+            if self.confidence is None:
+                self.confidence = getattr(self._guide, "confidence", 1.0)
+            if self.race is None:
+                self.race = getattr(self._guide, "race", None)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -141,14 +152,21 @@ class ISMCTSAgent:
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         n = 0
         paired: list[list[float]] = []      # guided: per determinization, each candidate's return
+        alive = list(range(len(candidates or ())))   # guided: the candidates still compared
         while True:
-            det = game.resample_hidden(state, seat, rng)   # the only read of the live state
+            det = self._determinize(game, state, seat, rng)
             if self.guided:
                 # every candidate on the same determinization and the same rollout seed
                 # (common random numbers: the comparison sees the move, less the deal)
-                paired.append([self._iterate_guided(game, det.copy(), root, [a], rollout_seed=n)
-                               for a in candidates])
-                n += len(candidates)
+                row = [math.nan] * len(candidates)
+                for j in alive:
+                    row[j] = self._iterate_guided(game, det.copy(), root, [candidates[j]], rollout_seed=n)
+                paired.append(row)
+                n += len(alive)
+                if self.race is not None and len(paired) >= self.race_min:
+                    alive = self._race(alive, np.asarray(paired))
+                    if len(alive) == 1:
+                        break
             else:
                 self._iterate(game, det, root, rng)
                 n += 1
@@ -157,9 +175,27 @@ class ISMCTSAgent:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         if self.guided:
-            return self._choose(candidates, np.asarray(paired))
+            return self._choose([candidates[j] for j in alive], np.asarray(paired)[:, alive])
         # most visited root action (ties: lowest id, deterministic)
         return max(sorted(root.visits), key=lambda a: root.visits[a])
+
+    def _determinize(self, game, state, seat: int, rng: np.random.Generator):
+        """A determinization from ``resample_hidden`` (the only read of the live state);
+        guided, with a guide that models the opponents (``violations``), the first of up to
+        ``belief_tries`` draws that the guide finds plausible, else the least implausible."""
+        det = game.resample_hidden(state, seat, rng)
+        check = getattr(self._guide, "violations", None) if self.guided else None
+        if check is None or self.belief_tries <= 1:
+            return det
+        best, best_bad = det, check(det, seat)
+        for _ in range(self.belief_tries - 1):
+            if best_bad == 0:
+                break
+            det = game.resample_hidden(state, seat, rng)
+            bad = check(det, seat)
+            if bad < best_bad:
+                best, best_bad = det, bad
+        return best
 
     def _iterate(self, game, s, root: _Node, rng: np.random.Generator) -> None:
         path: list[tuple[_Node, int, int]] = []
@@ -197,6 +233,17 @@ class ISMCTSAgent:
             nd.visits[a] = nd.visits.get(a, 0) + 1
             nd.value[a] = nd.value.get(a, 0.0) + float(ret[actor])
 
+    def _race(self, alive: list[int], paired: np.ndarray) -> list[int]:
+        """Racing: drop an alternative once its paired advantage over the proposal is
+        ``race`` standard errors below zero (or exactly zero so far: it changes nothing), so
+        the budget goes to the decisions still in doubt."""
+        keep = [0]
+        for j in alive[1:]:
+            diff = paired[:, j] - paired[:, 0]
+            if diff.mean() + self.race * diff.std(ddof=1) / math.sqrt(len(diff)) > 0:
+                keep.append(j)
+        return keep
+
     def _choose(self, candidates: list[int], paired: np.ndarray) -> int:
         """The best mean return, but the proposal (column 0) unless the best beats it by
         ``confidence`` standard errors of their paired differences: a few noisy rollouts
@@ -207,7 +254,8 @@ class ISMCTSAgent:
             return candidates[0]
         diff = paired[:, best] - paired[:, 0]
         spread = diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf
-        return candidates[best] if diff.mean() > self.confidence * spread else candidates[0]
+        confidence = 1.0 if self.confidence is None else self.confidence   # unbound: the default
+        return candidates[best] if diff.mean() > confidence * spread else candidates[0]
 
     def _iterate_guided(self, game, s, root: _Node, candidates: list[int], rollout_seed: int) -> float:
         """One simulation of the guided search from ``candidates`` at the root: the tree

@@ -367,3 +367,84 @@ def test_scala40_deadwood_counts_what_the_best_melds_leave():
         small[k] += 1
     state.hands[1] = small
     assert Scala40Guide.deadwood(game, state, 1) == 9 + 8         # unopened, 9 < 40: all of it counts
+
+
+def _heuristic_positions(games: int):
+    """(game, state, seat) before every draw and discard of Scala 40 heuristic self-play
+    after the first turn: the positions a guided search starts from."""
+    from baralho.agents import heuristic_for
+    from baralho.envs.scala40 import actions as A
+
+    game = baralho.make("scala40_v0", scope="hand").unwrapped.game
+    for g in range(games):
+        players = [heuristic_for("scala40_v0", game, seed=g * 10 + i) for i in range(2)]
+        state = game.new_state(np.random.default_rng(100 + g))
+        while not game.is_over(state):
+            seat = game.current_player(state)
+            obs = {"observation": game.observe(state, seat), "action_mask": game.legal_mask(state)}
+            a = int(players[seat].act(obs, f"player_{seat}"))
+            if state.turn >= 1 and (state.phase == 0 or a >= A.DISCARD):
+                yield game, state, seat
+            game.apply(state, a)
+
+
+def test_scala40_belief_keeps_what_a_heuristic_opponent_really_holds_and_rejects_much_else():
+    """The opponent model: against the heuristic the true hidden state is always plausible,
+    while many uniform redeals are not (melds it would have laid, a card it would have
+    discarded first)."""
+    from baralho.agents.guides import Scala40Belief
+
+    belief, rng = None, np.random.default_rng(0)
+    positions = rejected = 0
+    for game, state, seat in _heuristic_positions(games=3):
+        belief = belief or Scala40Belief(game)
+        assert belief.violations(state, seat) == 0
+        positions += 1
+        rejected += sum(not belief.plausible(game.resample_hidden(state, seat, rng), seat) for _ in range(4))
+    assert positions > 40
+    assert rejected > 0.3 * 4 * positions
+
+
+def test_scala40_belief_rejects_an_unopened_opponent_sitting_on_an_opening():
+    from baralho.agents.guides import Scala40Belief
+    from baralho.envs.scala40.melds import NUM_KINDS
+
+    for game, state, seat in _heuristic_positions(games=2):
+        prev = 1 - seat
+        if state.opened[prev] or state.phase != 0:
+            continue
+        belief = Scala40Belief(game)
+        det = state.copy()
+        hand = [0] * NUM_KINDS
+        for k in (10, 11, 12, 23, 24, 25, 1 + 26, 3 + 26, 5 + 39, 7 + 39, 2, 4, 6):  # J Q K ♠ and ♥: 60
+            hand[k] += 1
+        det.hands[prev] = hand
+        assert belief.violations(det, seat) >= 1
+        return
+    pytest.skip("no unopened opponent met")
+
+
+def test_filtered_guided_ismcts_decisions_ignore_the_true_hidden_state():
+    """With the opponent model filtering determinizations, a swapped hidden state still
+    gives the same decision: the filter reads only what resample_hidden drew."""
+    env = baralho.make("scala40_v0", scope="hand")
+    rng = np.random.default_rng(1)
+    checked = filtered = 0
+    for game, state, seat in _heuristic_positions(games=2):
+        if checked >= 6:
+            break
+        obs = {"observation": game.observe(state, seat), "action_mask": game.legal_mask(state)}
+        agent = _guided(env)
+        proposal = int(agent._own.act(obs, f"player_{seat}"))
+        cands = agent._guide.candidates(agent._own, obs, proposal)
+        if len(cands) < 2:
+            continue
+        other = next(o for o in (game.resample_hidden(state, seat, rng) for _ in range(30)) if o != state)
+        a, b = _guided(env), _guided(env)
+        calls = []
+        check = a._guide.violations
+        a._guide.violations = lambda det, seat, calls=calls, check=check: calls.append(check(det, seat)) or calls[-1]
+        assert a.search(game, state, seat, cands) == b.search(game, other, seat, cands)
+        filtered += any(calls)
+        checked += 1
+    assert checked >= 4 and filtered >= 1
