@@ -111,8 +111,8 @@ class Scala40Guide:
             return [proposal] + [a for a in (A.DRAW_STOCK, A.DRAW_DISCARD) if a != proposal and mask[a]]
         if proposal < A.DISCARD:
             return [proposal]
-        from baralho.envs.scala40.heuristic import _links
-        from baralho.envs.scala40.melds import JOKER, PENALTY
+        from baralho.envs.scala40.heuristic import discard_score
+        from baralho.envs.scala40.melds import JOKER
 
         o = self.layout.decode(obs["observation"])
         hand = [int(x) for x in o["hand"]] + [int(o["hand_jokers"][0])]
@@ -120,7 +120,7 @@ class Scala40Guide:
 
         def score(a: int) -> float:
             k = a - A.DISCARD
-            return 100.0 if k == JOKER else -(PENALTY[k] - 7.0 * _links(hand, k))
+            return 100.0 if k == JOKER else -discard_score(hand, k)
 
         return _ranked(proposal, discards, score, self.width)
 
@@ -183,8 +183,8 @@ class Scala40Belief:
 
     def violations(self, det, seat: int) -> int:
         """How many of the checks the previous seat's determinized hand fails (0: plausible)."""
-        from baralho.envs.scala40.heuristic import _fits, _links, best_melds
-        from baralho.envs.scala40.melds import JOKER, NUM_KINDS, OPEN_MIN, PENALTY, extend_options
+        from baralho.envs.scala40.heuristic import _fits, best_melds, discard_score
+        from baralho.envs.scala40.melds import JOKER, NUM_KINDS, OPEN_MIN, extend_options
         from baralho.envs.scala40.rules import DRAW
 
         n = det.num_players
@@ -216,8 +216,8 @@ class Scala40Belief:
                        for m in det.melds for k in range(NUM_KINDS)):
                     bad += 1
         if d != JOKER:
-            top = PENALTY[d] - 7.0 * _links(full, d) + 0.1
-            if any(hand[k] and PENALTY[k] - 7.0 * _links(full, k) > top for k in range(JOKER)):
+            top = discard_score(full, d) + 0.1
+            if any(hand[k] and discard_score(full, k) > top for k in range(JOKER)):
                 bad += 1
         return bad
 

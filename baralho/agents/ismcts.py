@@ -38,6 +38,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: standard errors an alternative must beat the proposal by, when the guide names none
+CONFIDENCE = 1.0
+
 
 @dataclass
 class _Node:
@@ -114,7 +117,7 @@ class ISMCTSAgent:
             if self.tree is None:
                 self.tree = self._guide.tree
             if self.confidence is None:
-                self.confidence = getattr(self._guide, "confidence", 1.0)
+                self.confidence = getattr(self._guide, "confidence", CONFIDENCE)
             if self.race is None:
                 self.race = getattr(self._guide, "race", None)
 
@@ -254,7 +257,7 @@ class ISMCTSAgent:
             return candidates[0]
         diff = paired[:, best] - paired[:, 0]
         spread = diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf
-        confidence = 1.0 if self.confidence is None else self.confidence   # unbound: the default
+        confidence = CONFIDENCE if self.confidence is None else self.confidence   # unbound: the default
         return candidates[best] if diff.mean() > confidence * spread else candidates[0]
 
     def _iterate_guided(self, game, s, root: _Node, candidates: list[int], rollout_seed: int) -> float:

@@ -196,7 +196,7 @@ class Scala40Heuristic:
     def _discard(self, mask, hand) -> int:
         best, best_score = None, None
         for k in np.flatnonzero(mask[A.DISCARD:]).tolist():
-            score = -100.0 if k == JOKER else PENALTY[k] - 7.0 * _links(hand, k) + self.rng.random() * 0.1
+            score = -100.0 if k == JOKER else discard_score(hand, k) + self.rng.random() * 0.1
             if best_score is None or score > best_score:
                 best, best_score = k, score
         if best is None:
@@ -217,6 +217,13 @@ def _fits(m: tuple, k: int) -> bool:
 def _standin(m: tuple) -> int:
     from baralho.envs.scala40.melds import joker_standin
     return joker_standin(m)
+
+
+def discard_score(hand: list[int], k: int) -> float:
+    """How much the heuristic wants to discard real card ``k`` (k < 52): its penalty
+    points less 7 per link to the rest of the hand (before the heuristic's tie noise,
+    which stays below 0.1). The search guide ranks and models discards by it too."""
+    return PENALTY[k] - 7.0 * _links(hand, k)
 
 
 def _links(hand: list[int], k: int) -> int:

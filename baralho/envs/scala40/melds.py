@@ -229,8 +229,13 @@ def extend_options(m: tuple, group: list[int]) -> list[tuple]:
 # ---------------------------------------------------------- completion checks
 def _suit_bits(hand, s: int) -> int:
     """Bitmask of run positions (1…14) of suit ``s`` present in ``hand``."""
+    return run_positions(_suit_ranks(hand, s))
+
+
+def _suit_ranks(hand, s: int) -> int:
+    """Bit r set when ``hand`` holds rank r (ace = 0) of suit ``s``: one C-level pass."""
     base = s * 13
-    return run_positions(int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2))
+    return int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)
 
 
 def run_positions(ranks: int) -> int:
@@ -528,11 +533,7 @@ def kind_meldable(hand, k: int, bits: int = -1) -> bool:
     suits = (hand[r] > 0) + (hand[13 + r] > 0) + (hand[26 + r] > 0) + (hand[39 + r] > 0)
     if suits >= (2 if jok else 3):
         return True
-    if bits < 0:
-        base = s * 13
-        pattern = int(bytes(hand[base:base + 13][::-1]).translate(_PRESENT_DIGIT), 2)
-    else:
-        pattern = bits >> 13 * s & 8191
+    pattern = _suit_ranks(hand, s) if bits < 0 else bits >> 13 * s & 8191
     return bool(_run_meldable(pattern, jok) >> r & 1)
 
 
