@@ -38,11 +38,14 @@ def sb3_fps(make_env, timesteps: int, n_envs: int = 2) -> float:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.logger import Logger
 
     torch.set_num_threads(1)
     venv = make_vec_env(make_env, n_envs=n_envs)
     model = MaskablePPO("MlpPolicy", venv, n_steps=512, batch_size=256, n_epochs=4,
                         policy_kwargs=dict(net_arch=[128, 128]), device="cpu", seed=0)
+    # No output: without a logger of its own, learn() makes an empty /tmp/SB3-<time> folder per call.
+    model.set_logger(Logger(folder=None, output_formats=[]))
     model.learn(512 * n_envs)                # warm-up: first rollout and update
     t = time.perf_counter()
     model.learn(timesteps, reset_num_timesteps=False)
