@@ -61,52 +61,54 @@ class Demonstrations:
 
 def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
             progress: bool = False) -> Demonstrations:
-    """Play whole episodes with ``teacher`` in the learner's seat until ``steps`` decisions
-    are recorded (the last episode is finished, so returns are exact)."""
+    """Play episodes with ``teacher`` in the learner's seat and record its first ``steps``
+    decisions. The episode that reaches ``steps`` is played to its end, so every recorded
+    return is the exact discounted return, but only its decisions up to ``steps`` are kept."""
     from tqdm.auto import tqdm
 
-    # Observations go straight into one preallocated array (Scala 40: 400k decisions are
-    # 4 GB; a list of rows stacked at the end would need twice that). The last episode runs
-    # past ``steps``, by at most the game's bound on an episode's decisions, so the arrays
-    # are sized by that bound and never grow: growing copied the whole block (Scala 40:
-    # 8.8 GB peak RSS for 4 GB of rows). np.empty leaves the unused tail's pages untouched,
-    # so it costs address space, not memory (Scala 40's bound is 557,520 decisions: 10 GB of
-    # address space for 400k steps, 4 GB of it written), and the rows returned are a view of the block.
-    rows = steps + env.game.max_decisions
-    observations = np.empty((rows, env.observation_space.shape[0]), np.float32)
-    masks = np.empty((rows, env.action_space.n), bool)
+    # Observations go straight into one array of exactly ``steps`` rows (Scala 40: 400k
+    # decisions are 4 GB; a list of rows stacked at the end would need twice that, and
+    # growing an array copies the whole block). Reserving room for the last episode's
+    # overflow instead would take the game's bound on an episode (Scala 40: 557,520
+    # decisions, 10 GB of address space at 400k steps), which numpy cannot get under an
+    # address-space limit such as a cluster job's ``ulimit -v`` (seen: MemoryError at 8 GB).
+    observations = np.empty((steps, env.observation_space.shape[0]), np.float32)
+    masks = np.empty((steps, env.action_space.n), bool)
     actions, returns, episodes = [], [], []
     bar = tqdm(total=steps, desc="warm start: heuristic decisions", unit="dec", disable=not progress,
                mininterval=1.0)
+    bound = env.game.max_decisions
     episode = 0
     while len(actions) < steps:
         obs, _ = env.reset(seed=seed + episode)
         teacher.reset(seed=seed + episode)
         bind_if_needed(teacher, env.aec)
+        first = len(actions)
         rewards, done = [], False
         while not done:
+            if len(rewards) == bound:
+                raise RuntimeError(f"{env.env_id}: an episode ran past the game's bound of "
+                                   f"{bound} decisions (game.max_decisions)")
             view = env.aec.observe(env.learner)       # exactly what the teacher would see in play
             action = int(teacher.act(view, env.learner))
             i = len(actions)
-            if i == rows:
-                raise RuntimeError(f"{env.env_id}: an episode ran past the game's bound of "
-                                   f"{env.game.max_decisions} decisions (game.max_decisions)")
-            observations[i] = obs
-            masks[i] = view["action_mask"]
-            actions.append(action)
-            episodes.append(episode)
+            if i < steps:
+                observations[i] = obs
+                masks[i] = view["action_mask"]
+                actions.append(action)
+                episodes.append(episode)
             obs, reward, done, _, _ = env.step(action)
             rewards.append(reward)
         to_go, tail = [], 0.0
         for r in reversed(rewards):
             tail = r + gamma * tail
             to_go.append(tail)
-        returns.extend(reversed(to_go))
-        bar.update(len(rewards))
+        kept = len(actions) - first
+        returns.extend(to_go[::-1][:kept])
+        bar.update(kept)
         episode += 1
     bar.close()
-    n = len(actions)
-    return Demonstrations(observations[:n], masks[:n], np.asarray(actions, np.int64),
+    return Demonstrations(observations, masks, np.asarray(actions, np.int64),
                           np.asarray(returns, np.float32), np.asarray(episodes, np.int64))
 
 

@@ -27,27 +27,35 @@ def small_model(env_id: str, net_arch=(64, 64)):
 def test_returns_are_the_learners_game_returns():
     env = SingleAgentEnv("chuche_v0", opponents=["random", "heuristic"])
     demos = collect(env, make_agent("heuristic", "chuche_v0"), steps=600, gamma=1.0, seed=3)
-    assert len(demos) >= 600 and demos.observations.shape == (len(demos), env.observation_space.shape[0])
+    assert len(demos) == 600 and demos.observations.shape == (600, env.observation_space.shape[0])
     assert demos.masks[np.arange(len(demos)), demos.actions].all(), "every recorded action is legal"
+    teacher = make_agent("heuristic", "chuche_v0")
     for episode in np.unique(demos.episodes):
         rows = np.flatnonzero(demos.episodes == episode)
-        # replay the episode from its seed: the undiscounted return at every decision is the final one
+        # replay the episode from its seeds with the teacher, to its end (the last one was cut
+        # at 600 decisions): the undiscounted return at every decision is the final one
         env.reset(seed=3 + int(episode))
-        for a in demos.actions[rows]:
-            env.step(int(a))
+        teacher.reset(seed=3 + int(episode))
+        bind_if_needed(teacher, env.aec)
+        played, done = [], False
+        while not done:
+            played.append(int(teacher.act(env.aec.observe(env.learner), env.learner)))
+            done = env.step(played[-1])[2]
+        assert played[:len(rows)] == demos.actions[rows].tolist()
+        assert len(rows) == len(played) or episode == demos.episodes[-1], "only the last episode is cut"
         final = env.game.returns(env.aec.unwrapped.state)[int(env.learner.split("_")[1])]
         assert np.allclose(demos.returns[rows], final)
 
 
-def collect_by_lists(env, teacher, steps: int, seed: int):
-    """The plain way collect() must match: every row in a list, stacked at the end."""
-    observations, masks, actions, episodes = [], [], [], []
+def collect_by_lists(env, teacher, steps: int, seed: int, gamma: float):
+    """The plain way collect() must match: whole episodes, every row in a list, stacked at the end."""
+    observations, masks, actions, episodes, returns = [], [], [], [], []
     episode = 0
     while len(actions) < steps:
         obs, _ = env.reset(seed=seed + episode)
         teacher.reset(seed=seed + episode)
         bind_if_needed(teacher, env.aec)
-        done = False
+        done, rewards = False, []
         while not done:
             view = env.aec.observe(env.learner)
             action = int(teacher.act(view, env.learner))
@@ -55,27 +63,31 @@ def collect_by_lists(env, teacher, steps: int, seed: int):
             masks.append(view["action_mask"].astype(bool))
             actions.append(action)
             episodes.append(episode)
-            obs, _, done, _, _ = env.step(action)
+            obs, reward, done, _, _ = env.step(action)
+            rewards.append(reward)
+        returns.extend(sum(r * gamma ** j for j, r in enumerate(rewards[t:])) for t in range(len(rewards)))
         episode += 1
-    return np.stack(observations), np.stack(masks), np.asarray(actions), np.asarray(episodes)
+    return (np.stack(observations), np.stack(masks), np.asarray(actions), np.asarray(episodes),
+            np.asarray(returns, np.float32))
 
 
 @pytest.mark.parametrize("env_id, steps", [("chuche_v0", 700), ("rodizio_v0", 301)])
-def test_the_last_episode_runs_past_steps_without_growing_the_arrays(env_id, steps):
+def test_exactly_steps_decisions_in_one_block_of_that_size(env_id, steps):
     env = SingleAgentEnv(env_id, opponents=["random", "heuristic"])
     demos = collect(env, make_agent("heuristic", env_id, seed=1), steps=steps, gamma=0.99, seed=5)
-    observations, masks, actions, episodes = collect_by_lists(
+    observations, masks, actions, episodes, returns = collect_by_lists(
         SingleAgentEnv(env_id, opponents=["random", "heuristic"]), make_agent("heuristic", env_id, seed=1),
-        steps, seed=5)
-    last = np.flatnonzero(episodes == episodes[-1])
-    assert len(demos) == len(actions) > steps >= last[0], "whole episodes, the last one started below steps"
-    np.testing.assert_array_equal(demos.observations, observations)
-    np.testing.assert_array_equal(demos.masks, masks)
-    np.testing.assert_array_equal(demos.actions, actions)
-    np.testing.assert_array_equal(demos.episodes, episodes)
-    # one allocation, sized by the game's bound: the rows are a view of it, never a grown copy
-    block = demos.observations.base
-    assert block is not None and block.shape[0] == steps + env.game.max_decisions
+        steps, seed=5, gamma=0.99)
+    assert len(actions) > steps, "the plain collection ran past steps: the cut is tested"
+    assert len(demos) == steps
+    np.testing.assert_array_equal(demos.observations, observations[:steps])
+    np.testing.assert_array_equal(demos.masks, masks[:steps])
+    np.testing.assert_array_equal(demos.actions, actions[:steps])
+    np.testing.assert_array_equal(demos.episodes, episodes[:steps])
+    # the cut episode's returns are those of the whole episode, played to its end
+    np.testing.assert_allclose(demos.returns, returns[:steps], rtol=1e-5, atol=1e-6)
+    # one allocation of exactly steps rows (no room reserved for the last episode's overflow)
+    assert demos.observations.base is None and demos.observations.shape[0] == steps
     assert demos.observations.flags.c_contiguous, "fit() hands it to torch without a copy"
 
 
