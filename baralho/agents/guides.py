@@ -97,7 +97,7 @@ class Scala40Guide:
         self.A, self.width, self.layout = A, width, game.obs_layout
         self.objective = objective
         self.draws = draws      # False: the heuristic's draw is played unsearched
-        self.belief = Scala40Belief(game)
+        self.belief = Scala40Belief()
 
     def violations(self, det, seat: int) -> int:
         """How implausible ``det`` is for a heuristic opponent (0: plausible; Scala40Belief)."""
@@ -158,7 +158,7 @@ class Scala40Guide:
 
 
 class Scala40Belief:
-    """Which determinizations a heuristic opponent could be in: ``plausible(game, det, seat)``
+    """Which determinizations a heuristic opponent could be in: ``plausible(det, seat)``
     rejects the ones in which the seat that played the last turn holds what
     :class:`~baralho.envs.scala40.heuristic.Scala40Heuristic` would not have kept.
 
@@ -177,9 +177,6 @@ class Scala40Belief:
 
     Only the determinization (public fields and the resampled hands) is read, never the
     live state, so a search that filters stays blind to the true hidden cards."""
-
-    def __init__(self, game) -> None:
-        self.game = game
 
     def violations(self, det, seat: int) -> int:
         """How many of the checks the previous seat's determinized hand fails (0: plausible)."""

@@ -394,10 +394,9 @@ def test_scala40_belief_keeps_what_a_heuristic_opponent_really_holds_and_rejects
     discarded first)."""
     from baralho.agents.guides import Scala40Belief
 
-    belief, rng = None, np.random.default_rng(0)
+    belief, rng = Scala40Belief(), np.random.default_rng(0)
     positions = rejected = 0
     for game, state, seat in _heuristic_positions(games=3):
-        belief = belief or Scala40Belief(game)
         assert belief.violations(state, seat) == 0
         positions += 1
         rejected += sum(not belief.plausible(game.resample_hidden(state, seat, rng), seat) for _ in range(4))
@@ -409,11 +408,11 @@ def test_scala40_belief_rejects_an_unopened_opponent_sitting_on_an_opening():
     from baralho.agents.guides import Scala40Belief
     from baralho.envs.scala40.melds import NUM_KINDS
 
-    for game, state, seat in _heuristic_positions(games=2):
+    for _game, state, seat in _heuristic_positions(games=2):
         prev = 1 - seat
         if state.opened[prev] or state.phase != 0:
             continue
-        belief = Scala40Belief(game)
+        belief = Scala40Belief()
         det = state.copy()
         hand = [0] * NUM_KINDS
         for k in (10, 11, 12, 23, 24, 25, 1 + 26, 3 + 26, 5 + 39, 7 + 39, 2, 4, 6):  # J Q K ♠ and ♥: 60
