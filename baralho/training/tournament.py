@@ -247,7 +247,10 @@ def main(args) -> int:
     command = (f"baralho tournament {args.env_id} --agents {' '.join(args.agents)} --games {args.games} "
                f"--players {args.players} --seed {args.seed}" + (f" --config {cfg}" if cfg else ""))
     md = [f"# Tournament: {args.env_id}", "", f"`{command}`", ""]
-    for n in parse_players(args.players):
+    counts = parse_players(args.players)
+    # the player counts in the name: ladders of one env at other counts, in the same folder, stay
+    stem = args.env_id + "".join(f"_{n}p" for n in counts)
+    for n in counts:
         results = run(args.env_id, args.agents, args.games, n, args.config, args.seed, args.workers,
                       progress=not args.quiet, records_dir=args.records)
         summary = summarize(results, args.agents)
@@ -257,7 +260,7 @@ def main(args) -> int:
         heatmap(summary, args.agents, out / f"{args.env_id}_{n}p_h2h.png",
                 f"{args.env_id}, {n} players: head to head")
         print(markdown(args.env_id, n, summary, args.agents), "\n")
-    (out / f"{args.env_id}.md").write_text("\n".join(md))
-    (out / f"{args.env_id}.json").write_text(json.dumps(report, indent=1))
-    print(f"wrote {out / (args.env_id + '.md')}, .json and the heatmaps")
+    (out / f"{stem}.md").write_text("\n".join(md))
+    (out / f"{stem}.json").write_text(json.dumps(report, indent=1))
+    print(f"wrote {out / stem}.md, .json and the heatmaps")
     return 0

@@ -133,14 +133,19 @@ def test_tiny_tournament_end_to_end(tmp_path, capsys):
     assert len(saved) == 8 + 12                  # 2 players: 8 games; 3 players: 6 arrangements x 2 deals
     for _ in records.replay(records.load(saved[0])):
         pass
-    md = (tmp_path / "rodizio_v0.md").read_text()
+    md = (tmp_path / "rodizio_v0_2p_3p.md").read_text()
     assert "| heuristic |" in md and "95% CI" in md
     assert (tmp_path / "rodizio_v0_2p_h2h.png").stat().st_size > 1000
     import json
 
-    report = json.loads((tmp_path / "rodizio_v0.json").read_text())
+    report = json.loads((tmp_path / "rodizio_v0_2p_3p.json").read_text())
     assert set(report["by_players"]) == {"2", "3"}
     assert report["by_players"]["2"]["matches"] == 8
+    # another player count into the same folder leaves that report alone
+    assert main(["tournament", "rodizio_v0", "--agents", "random", "heuristic", "--games", "2",
+                 "--players", "4", "--out", str(tmp_path), "--quiet", "--workers", "1"]) == 0
+    assert (tmp_path / "rodizio_v0_4p.md").exists()
+    assert json.loads((tmp_path / "rodizio_v0_2p_3p.json").read_text()) == report
 
 
 def test_tournaments_are_deterministic_whatever_the_worker_count():
