@@ -105,7 +105,7 @@ class ISMCTSAgent:
         if self.rollout == "heuristic" and self._policy is None:
             from baralho.agents import heuristic_for
 
-            self._policy = heuristic_for(game.env_id, game, seed=0)
+            self._policy = heuristic_for(game.env_id, game, seed=None if self.seed is None else self.seed + 1)
         if self.guided and self._own is None:
             from baralho.agents import heuristic_for
             from baralho.agents.guides import guide_for
@@ -122,10 +122,15 @@ class ISMCTSAgent:
                 self.race = getattr(self._guide, "race", None)
 
     def reset(self, seed: int | None = None) -> None:
+        # The heuristics the search holds are reseeded too (their tie noise draws from their own
+        # rng): without it a game's play depended on the games the instance played before it.
         if seed is not None:
+            self.seed = seed
             self.rng = np.random.default_rng(seed)
             if self._own is not None:
                 self._own.reset(seed=seed)
+            if self._policy is not None:
+                self._policy.reset(seed=seed + 1)
 
     def act(self, observation: dict[str, np.ndarray], agent_id: str) -> int:
         if self.env is None:

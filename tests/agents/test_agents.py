@@ -148,9 +148,11 @@ def test_tiny_tournament_end_to_end(tmp_path, capsys):
     assert json.loads((tmp_path / "rodizio_v0_2p_3p.json").read_text()) == report
 
 
-def test_tournaments_are_deterministic_whatever_the_worker_count():
-    a = T.run("rodizio_v0", ["random", "heuristic"], games=6, num_players=3, workers=1, progress=False)
-    b = T.run("rodizio_v0", ["random", "heuristic"], games=6, num_players=3, workers=2, progress=False)
+@pytest.mark.parametrize("specs", [["random", "heuristic"], ["heuristic", "ismcts:8:h"]])
+def test_tournaments_are_deterministic_whatever_the_worker_count(specs):
+    # a worker reuses its agents from game to game: each game must start from its own seed only
+    a = T.run("rodizio_v0", specs, games=12, num_players=3, workers=1, progress=False)
+    b = T.run("rodizio_v0", specs, games=12, num_players=3, workers=2, progress=False)
     assert [(r.deal, r.seats, r.returns) for r in a] == [(r.deal, r.seats, r.returns) for r in b]
 
 
