@@ -139,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="runs/tournament", help="where the .md, .json and .png go")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--records", default=None, help="save every game's record (JSON) in this folder")
+    p.add_argument("--resume", action="store_true",
+                   help="with --records: count the games already recorded there (same command; each is "
+                        "checked and replayed) and play only the rest, e.g. after an interruption or with "
+                        "more --games")
     p.set_defaults(func=tournament)
     p = sub.add_parser("train", help="MaskablePPO self-play against a pool of baselines and snapshots")
     p.add_argument("env_id", choices=baralho.ENV_IDS)

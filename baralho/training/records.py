@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,8 +45,11 @@ class Record:
                 "returns": self.returns, "digest": self.digest}
 
     def save(self, path: str | Path) -> Path:
+        # written whole then renamed: a run killed mid-write leaves no truncated record behind
         path = Path(path)
-        path.write_text(json.dumps(self.to_json(), separators=(",", ":")))
+        tmp = path.with_name(path.name + ".part")
+        tmp.write_text(json.dumps(self.to_json(), separators=(",", ":")))
+        os.replace(tmp, path)
         return path
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
+from baralho.training import records
 from baralho.training.records import play_and_record
 from baralho.training.stats import wilson_interval
 
@@ -78,12 +79,41 @@ def play_match(env_id: str, config: dict, specs: tuple[str, ...], match: Match, 
         agent.reset(seed=(seed * 7919 + match.deal) * 64 + seat)
         bind_if_needed(agent, env)
         players[f"player_{seat}"] = agent
-    rec = play_and_record(env_id, config, seed * 1_000_003 + match.deal,
+    rec = play_and_record(env_id, config, deal_seed(seed, match),
                           lambda env, name, obs: players[name].act(obs, name),
                           players=[specs[i] for i in match.seats], env=env)
     if records_dir:
-        rec.save(Path(records_dir) / f"{env_id}_{len(match.seats)}p_deal{match.deal}_"
-                                     f"{'-'.join(map(str, match.seats))}.json")
+        rec.save(record_path(records_dir, env_id, match))
+    return MatchResult(match.deal, match.seats, rec.returns, len(rec.actions))
+
+
+def deal_seed(seed: int, match: Match) -> int:
+    """The env seed of a match's deal (every seat arrangement of a deal shares it)."""
+    return seed * 1_000_003 + match.deal
+
+
+def record_path(records_dir: str | Path, env_id: str, match: Match) -> Path:
+    return Path(records_dir) / (f"{env_id}_{len(match.seats)}p_deal{match.deal}_"
+                                f"{'-'.join(map(str, match.seats))}.json")
+
+
+def recorded_result(path: Path, env_id: str, config: dict, specs: tuple[str, ...], match: Match,
+                    seed: int) -> MatchResult:
+    """The result of a match already played and recorded at ``path`` (``--resume``).
+
+    The record must be this match's game (env, config, deal seed and the agent in every
+    seat) and must replay exactly (legal moves, same returns and trajectory digest); any
+    other file is refused with a RecordError rather than counted."""
+    rec = records.load(path)
+    want = dict(env_id=env_id, config=config, seed=deal_seed(seed, match),
+                players=[specs[i] for i in match.seats])
+    got = dict(env_id=rec.env_id, config=rec.config, seed=rec.seed, players=rec.players)
+    if got != want:
+        diff = ", ".join(f"{k} {got[k]!r} (this tournament: {want[k]!r})" for k in want if got[k] != want[k])
+        raise records.RecordError(f"{path}: recorded by another tournament: {diff}; "
+                                  f"resume into the folder of the same command, or drop --resume")
+    for _ in records.replay(rec):
+        pass
     return MatchResult(match.deal, match.seats, rec.returns, len(rec.actions))
 
 
@@ -93,17 +123,31 @@ def _play(args):
 
 def run(env_id: str, specs: list[str], games: int, num_players: int, config: dict | None = None,
         seed: int = 0, workers: int | None = None, progress: bool = True,
-        records_dir: str | None = None) -> list[MatchResult]:
+        records_dir: str | None = None, resume: bool = False) -> list[MatchResult]:
+    """Play the schedule and return every match's result, sorted by deal and seats.
+
+    With ``records_dir`` every game is saved there as it ends; with ``resume`` too, the
+    matches already recorded there are read back (checked: same tournament, exact replay)
+    instead of played again, so an interrupted tournament goes on where it stopped, and a
+    longer one (more ``games``, same seed) plays only the deals the shorter one did not.
+    The result is the one an uninterrupted run gives with the same code."""
     config = dict(config or {}, num_players=num_players)
     baralho.make(env_id, **config)          # a bad config fails here, not in a worker
     for spec in specs:
         make_agent(spec, env_id, config=config)
+    if resume and not records_dir:
+        raise ValueError("resume needs records_dir: the folder the interrupted tournament recorded into")
     if records_dir:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
-    jobs = [(env_id, config, tuple(specs), m, seed, records_dir)
-            for m in schedule(len(specs), num_players, games)]
-    workers = workers or min(os.cpu_count() or 1, 2)
     results: list[MatchResult] = []
+    jobs = []
+    for m in schedule(len(specs), num_players, games):
+        path = record_path(records_dir, env_id, m) if resume else None
+        if path is not None and path.exists():
+            results.append(recorded_result(path, env_id, config, tuple(specs), m, seed))
+        else:
+            jobs.append((env_id, config, tuple(specs), m, seed, records_dir))
+    workers = workers or min(os.cpu_count() or 1, 2)
     bar = _progress(progress, len(jobs), f"{env_id} · {num_players} players")
     with bar as (advance):
         if workers == 1:
@@ -252,7 +296,8 @@ def main(args) -> int:
     stem = args.env_id + "".join(f"_{n}p" for n in counts)
     for n in counts:
         results = run(args.env_id, args.agents, args.games, n, args.config, args.seed, args.workers,
-                      progress=not args.quiet, records_dir=args.records)
+                      progress=not args.quiet, records_dir=args.records,
+                      resume=getattr(args, "resume", False))
         summary = summarize(results, args.agents)
         report["by_players"][n] = dict(summary, results=[asdict(r) for r in results])
         md += [markdown(args.env_id, n, summary, args.agents), "",

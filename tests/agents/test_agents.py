@@ -3,6 +3,7 @@ hidden-information discipline, and a tiny tournament end to end."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -136,7 +137,6 @@ def test_tiny_tournament_end_to_end(tmp_path, capsys):
     md = (tmp_path / "rodizio_v0_2p_3p.md").read_text()
     assert "| heuristic |" in md and "95% CI" in md
     assert (tmp_path / "rodizio_v0_2p_h2h.png").stat().st_size > 1000
-    import json
 
     report = json.loads((tmp_path / "rodizio_v0_2p_3p.json").read_text())
     assert set(report["by_players"]) == {"2", "3"}
@@ -154,6 +154,47 @@ def test_tournaments_are_deterministic_whatever_the_worker_count(specs):
     a = T.run("rodizio_v0", specs, games=12, num_players=3, workers=1, progress=False)
     b = T.run("rodizio_v0", specs, games=12, num_players=3, workers=2, progress=False)
     assert [(r.deal, r.seats, r.returns) for r in a] == [(r.deal, r.seats, r.returns) for r in b]
+
+
+def test_a_resumed_tournament_plays_only_what_is_missing_and_matches_a_whole_run(tmp_path, monkeypatch):
+    from baralho.training import records
+
+    specs = ["random", "heuristic", "ismcts:8:h"]
+    whole = T.run("rodizio_v0", specs, games=18, num_players=2, seed=3, workers=1, progress=False)
+    # the first 12 games, recorded; then one record lost, as if the run had been killed
+    first = T.run("rodizio_v0", specs, games=12, num_players=2, seed=3, workers=1, progress=False,
+                  records_dir=str(tmp_path))
+    assert [r.returns for r in first] == [r.returns for r in whole[:12]]
+    lost = T.record_path(tmp_path, "rodizio_v0", whole[4])
+    lost.unlink()
+    played = []
+    real = T.play_match
+    monkeypatch.setattr(T, "play_match", lambda *a: played.append(a[3]) or real(*a))
+    resumed = T.run("rodizio_v0", specs, games=18, num_players=2, seed=3, workers=1, progress=False,
+                    records_dir=str(tmp_path), resume=True)
+    assert [(r.deal, r.seats, r.returns, r.steps) for r in resumed] == \
+        [(r.deal, r.seats, r.returns, r.steps) for r in whole]
+    assert sorted((m.deal, m.seats) for m in played) == \
+        sorted([(whole[4].deal, whole[4].seats)] + [(r.deal, r.seats) for r in whole[12:]])
+    assert lost.exists() and len(list(tmp_path.glob("*.json"))) == 18
+
+    # records of another tournament, an edited record, and resume without a folder are refused
+    with pytest.raises(records.RecordError, match="another tournament: seed"):
+        T.run("rodizio_v0", specs, games=6, num_players=2, seed=4, workers=1, progress=False,
+              records_dir=str(tmp_path), resume=True)
+    with pytest.raises(records.RecordError, match="players"):
+        T.run("rodizio_v0", ["random", "heuristic", "ismcts:9:h"], games=6, num_players=2, seed=3,
+              workers=1, progress=False, records_dir=str(tmp_path), resume=True)
+    edited = T.record_path(tmp_path, "rodizio_v0", whole[0])
+    data = json.loads(edited.read_text())
+    data["returns"] = [-x for x in data["returns"]]
+    edited.write_text(json.dumps(data))
+    with pytest.raises(records.RecordError, match="returns differ"):
+        T.run("rodizio_v0", specs, games=6, num_players=2, seed=3, workers=1, progress=False,
+              records_dir=str(tmp_path), resume=True)
+    with pytest.raises(ValueError, match="resume needs records_dir"):
+        T.run("rodizio_v0", specs, games=6, num_players=2, workers=1, progress=False, resume=True)
+    assert not list(tmp_path.glob("*.part"))
 
 
 @pytest.mark.parametrize("env_id", baralho.ENV_IDS)
