@@ -2,6 +2,7 @@
 
     python -m benchmarks            # ~15 minutes on 2 cores
     python -m benchmarks --quick    # ~1 minute: every section, tiny budgets
+    python -m benchmarks --ladders  # only re-embed benchmarks/ladder/*.md in RESULTS.md
 
 Sections: throughput of every env next to the floors and the peers (same run),
 fuzzing with invariants, memory and copy/resample cost, SB3 training fps next
@@ -97,7 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="every section with tiny budgets (~1 minute)")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    ap.add_argument("--ladders", action="store_true",
+                    help="only re-embed benchmarks/ladder/*.md in the existing RESULTS.md (seconds)")
     args = ap.parse_args(argv)
+    if args.ladders:
+        return embed_ladders(Path(args.out))
     q = args.quick
     secs, reps = (0.3, 1) if q else (2.0, 3)
     fuzz_secs = 1.0 if q else 60.0
@@ -203,19 +208,47 @@ def main(argv: list[str] | None = None) -> int:
         md += [f"### {env_id}", "", profile_step(env_id, 0.5 if q else 3.0), ""]
 
     # 6. agent ladders (from `baralho tournament ... --out benchmarks/ladder`, not re-run here) ----
-    ladders = sorted((HERE / "ladder").glob("*.md"))
-    if ladders:
-        md += ["## Agent ladders", "",
-               "Made by `baralho tournament ENV --agents ... --out benchmarks/ladder` (commands and seeds in "
-               "each block); embedded here as they were last run.", ""]
-        for path in ladders:
-            body = path.read_text().replace("# Tournament", "### Tournament").replace("![head to head](",
-                                                                                    "![head to head](ladder/")
-            md += [body, ""]
+    md += ladder_section()
 
     md.append(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")
     out.write_text("\n".join(md) + "\n")
     print(f"wrote {out}")
+    return 0
+
+
+LADDERS = "## Agent ladders"
+
+
+def ladder_section() -> list[str]:
+    ladders = sorted((HERE / "ladder").glob("*.md"))
+    if not ladders:
+        return []
+    md = [LADDERS, "",
+          "Made by `baralho tournament ENV --agents ... --out benchmarks/ladder` (commands and seeds in "
+          "each block); embedded here as they were last run.", ""]
+    for path in ladders:
+        body = path.read_text().replace("# Tournament", "### Tournament").replace("![head to head](",
+                                                                                "![head to head](ladder/")
+        md += [body, ""]
+    return md
+
+
+def embed_ladders(out: Path) -> int:
+    """Replace only the ladders section of an existing RESULTS.md: a ladder is a tournament run
+    on its own (an hour for Scala 40), so embedding a new one should not need the ~10 minutes of
+    timing on a quiet machine that the other sections do; those stay as measured, header included."""
+    text = out.read_text()
+    head, sep, tail = text.partition("\n" + LADDERS + "\n")
+    total = [line for line in (tail if sep else text).splitlines() if line.startswith("_Total benchmark time")]
+    if not total:
+        raise SystemExit(f"{out}: not a RESULTS.md written by python -m benchmarks (no total-time line)")
+    stamp = (f"_Ladders section re-embedded by `python -m benchmarks --ladders` on "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {git_head()}; "
+             f"the sections above are from the run in the header._")
+    md = ladder_section()
+    md[3:3] = [stamp, ""]
+    out.write_text(head.rstrip("\n") + "\n\n" + "\n".join(md + total) + "\n")
+    print(f"re-embedded {len(list((HERE / 'ladder').glob('*.md')))} ladders in {out}")
     return 0
 
 

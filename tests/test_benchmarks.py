@@ -1,10 +1,12 @@
-"""`python -m benchmarks --quick` runs every section end to end and writes its report."""
+"""`python -m benchmarks`: every section end to end (--quick), re-embedding the ladders (--ladders)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,3 +36,21 @@ def test_long_fuzz_is_reproducible_whatever_the_workers(tmp_path):
     assert [r["steps"] for r in one["configs"]] == [r["steps"] for r in two["configs"]]
     assert fuzz.main(["--games", "7", "--envs", "rodizio_v0", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "rodizio_v0.json").exists()
+
+
+def test_ladders_are_re_embedded_without_touching_the_measured_sections(tmp_path):
+    from benchmarks.__main__ import LADDERS, main
+
+    measured = "# baralho benchmarks\n\nGenerated on X.\n\n## Throughput\n\n| a | 1 |\n"
+    out = tmp_path / "RESULTS.md"
+    out.write_text(measured + "\n" + LADDERS + "\n\nold ladder\n\n_Total benchmark time: 600 s._\n")
+    assert main(["--ladders", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith(measured) and "old ladder" not in text
+    assert "### Tournament: scala40_v0" in text and "re-embedded by `python -m benchmarks --ladders`" in text
+    assert text.rstrip().endswith("_Total benchmark time: 600 s._")
+    assert main(["--ladders", "--out", str(out)]) == 0          # again: the same section, once
+    assert out.read_text().count(LADDERS) == 1
+    out.write_text("# some other file\n")
+    with pytest.raises(SystemExit, match="not a RESULTS.md"):
+        main(["--ladders", "--out", str(out)])
