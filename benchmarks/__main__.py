@@ -219,13 +219,16 @@ def main(argv: list[str] | None = None) -> int:
 LADDERS = "## Agent ladders"
 
 
-def ladder_section() -> list[str]:
+def ladder_section(stamp: str | None = None) -> list[str]:
+    """The ladders section: every report in benchmarks/ladder, after ``stamp`` if given."""
     ladders = sorted((HERE / "ladder").glob("*.md"))
     if not ladders:
         return []
     md = [LADDERS, "",
           "Made by `baralho tournament ENV --agents ... --out benchmarks/ladder` (commands and seeds in "
           "each block); embedded here as they were last run.", ""]
+    if stamp:
+        md += [stamp, ""]
     for path in ladders:
         body = path.read_text().replace("# Tournament", "### Tournament").replace("![head to head](",
                                                                                 "![head to head](ladder/")
@@ -245,10 +248,9 @@ def embed_ladders(out: Path) -> int:
     stamp = (f"_Ladders section re-embedded by `python -m benchmarks --ladders` on "
              f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {git_head()}; "
              f"the sections above are from the run in the header._")
-    md = ladder_section()
-    md[3:3] = [stamp, ""]
+    md = ladder_section(stamp)
     out.write_text(head.rstrip("\n") + "\n\n" + "\n".join(md + total) + "\n")
-    print(f"re-embedded {len(list((HERE / 'ladder').glob('*.md')))} ladders in {out}")
+    print(f"re-embedded {sum(line.startswith('### Tournament') for line in md)} ladders in {out}")
     return 0
 
 

@@ -297,7 +297,7 @@ def main(args) -> int:
     for n in counts:
         results = run(args.env_id, args.agents, args.games, n, args.config, args.seed, args.workers,
                       progress=not args.quiet, records_dir=args.records,
-                      resume=getattr(args, "resume", False))
+                      resume=args.resume)
         summary = summarize(results, args.agents)
         report["by_players"][n] = dict(summary, results=[asdict(r) for r in results])
         md += [markdown(args.env_id, n, summary, args.agents), "",
