@@ -27,7 +27,7 @@ def demo(args: argparse.Namespace) -> int:
             continue
         legal = np.flatnonzero(obs["action_mask"])
         action = int(legal[rng.integers(len(legal))])
-        print(f"\n{agent} plays {action}: {game.describe_action(env.unwrapped.state, action)}")
+        print(f"\n{agent} plays {action}: {game.describe_action(env.unwrapped.game_state, action)}")
         env.step(action)
         print(env.render())
     return 0
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="baralho", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="print a random-vs-random game")
-    p.add_argument("env_id", nargs="?", default="rodizio_v0", choices=baralho.ENV_IDS)
+    p.add_argument("env_id", nargs="?", default="rodizio_v1", choices=baralho.ENV_IDS)
     p.add_argument("--players", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=demo)

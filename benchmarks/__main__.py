@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         md.append(f"| {r['env']} | {cfg} | {r['sps']:,.0f} | {r['gps']:,.1f} | {r['spg']:.1f} | "
                   f"{r['sps'] / floor:.2f} | {r['sps'] / chain:.1f} |")
     if gin is not None:
-        scala = [r for r in rows if r["env"] == "scala40_v0"]
+        scala = [r for r in rows if r["env"] == "scala40_v1"]
         if scala:
             md += ["", f"Scala 40 vs OpenSpiel gin rummy: {min(r['sps'] for r in scala) / gin['sps']:.2f}× "
                        f"(slowest config) to {max(r['sps'] for r in scala) / gin['sps']:.2f}× (fastest)."]
@@ -222,11 +222,16 @@ LADDERS = "## Agent ladders"
 def ladder_section(stamp: str | None = None) -> list[str]:
     """The ladders section: every report in benchmarks/ladder, after ``stamp`` if given."""
     ladders = sorted((HERE / "ladder").glob("*.md"))
-    if not ladders:
+    retired = sorted((HERE / "ladder" / "v0").glob("*.md"))
+    if not ladders and not retired:
         return []
     md = [LADDERS, "",
           "Made by `baralho tournament ENV --agents ... --out benchmarks/ladder` (commands and seeds in "
           "each block); embedded here as they were last run.", ""]
+    if retired:
+        md += [f"The {len(retired)} ladders of the retired v0 envs are kept in `benchmarks/ladder/v0/` "
+               "(not embedded: v1 changed rules and observations). "
+               + ("No v1 ladder has been run yet." if not ladders else ""), ""]
     if stamp:
         md += [stamp, ""]
     for path in ladders:

@@ -1,6 +1,6 @@
 """Throughput: random legal play through ``env()`` with obs and mask read every step.
 
-    python -m benchmarks.throughput [--seconds 2] [--repeats 3] [--envs rodizio_v0] [--json out.json]
+    python -m benchmarks.throughput [--seconds 2] [--repeats 3] [--envs rodizio_v1] [--json out.json]
 
 For every env id and each of its declared configs, and for two floors in the
 same run — the adapter over a do-nothing game (``null``) and PettingZoo's

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -10,13 +12,13 @@ from baralho.core.null import null_env
 
 
 def fresh(**kw):
-    env = baralho.make("rodizio_v0", **kw)
+    env = baralho.make("rodizio_v1", **kw)
     env.reset(seed=3)
     return env
 
 
 def test_registry_lists_and_builds_every_env():
-    assert "rodizio_v0" in baralho.ENV_IDS
+    assert "rodizio_v1" in baralho.ENV_IDS
     for env_id in baralho.ENV_IDS:
         env = baralho.make(env_id)
         assert str(env) == env_id and env.metadata["name"] == env_id
@@ -24,8 +26,20 @@ def test_registry_lists_and_builds_every_env():
 
 
 def test_unknown_env_id_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown env id 'rodizo_v0'.*did you mean 'rodizio_v0'"):
+    with pytest.raises(ValueError, match="unknown env id 'rodizo_v0'.*did you mean 'rodizio_v1'"):
         baralho.make("rodizo_v0")
+
+
+@pytest.mark.parametrize("old", ["rodizio_v0", "chuche_v0", "roda_de_samba_v0", "scala40_v0"])
+def test_retired_v0_ids_name_their_v1(old):
+    new = old.replace("_v0", "_v1")
+    with pytest.raises(ValueError, match=f"{old} is retired: use '{new}'"):
+        baralho.make(old)
+    with pytest.raises(ImportError, match=f"use '{new}'"):
+        importlib.import_module(f"baralho.envs.{old}")
+    import gymnasium
+    with pytest.raises(gymnasium.error.Error):   # the gymnasium ids moved to -v1 as well
+        gymnasium.make(baralho.gym_id(old))
 
 
 @pytest.mark.parametrize("kw, match", [
@@ -38,11 +52,11 @@ def test_unknown_env_id_is_a_clear_error():
 ])
 def test_bad_adapter_and_config_options(kw, match):
     with pytest.raises(ValueError, match=match):
-        baralho.make("rodizio_v0", **kw)
+        baralho.make("rodizio_v1", **kw)
 
 
 def test_step_or_observe_before_reset_is_an_error():
-    env = baralho.make("rodizio_v0")
+    env = baralho.make("rodizio_v1")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     with pytest.raises(RuntimeError, match="reset"):
@@ -51,7 +65,7 @@ def test_step_or_observe_before_reset_is_an_error():
 
 def test_illegal_action_names_agent_action_and_legal_ones_and_changes_nothing():
     env = fresh(num_players=3)
-    s = env.unwrapped.state
+    s = env.unwrapped.game_state
     s.stacks = [[16, 17], [14], [12, 10, 9, 8, 6, 5, 4, 3, 2, 1, 0, 7, 11, 13, 15]]
     env.unwrapped.game._encode(s)
     env.unwrapped._mask = None
@@ -61,7 +75,7 @@ def test_illegal_action_names_agent_action_and_legal_ones_and_changes_nothing():
     msg = str(err.value)
     assert "player_0" in msg and "illegal action 0 (serve plate 0" in msg
     assert "1 (serve plate 1 (1 card))" in msg and "2 (serve plate 2" in msg
-    assert env.unwrapped.state == before and env.agent_selection == "player_0"
+    assert env.unwrapped.game_state == before and env.agent_selection == "player_0"
 
 
 @pytest.mark.parametrize("bad", [-1, 18, 2.0, "1", None, True, np.array([1, 2])])
@@ -117,31 +131,31 @@ def test_terminal_rewards_reach_every_agent_and_dead_steps_remove_them():
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    final = env.unwrapped.state.final
+    final = env.unwrapped.game_state.final
     assert seen == {f"player_{i}": final[i] for i in range(3)}
     assert sorted(set(final)) <= [-1.0, 1.0]
 
 
 def test_reset_with_seed_is_reproducible_and_without_seed_continues():
-    a, b = baralho.make("rodizio_v0"), baralho.make("rodizio_v0")
+    a, b = baralho.make("rodizio_v1"), baralho.make("rodizio_v1")
     a.reset(seed=42)
     b.reset(seed=42)
-    assert a.unwrapped.state == b.unwrapped.state
+    assert a.unwrapped.game_state == b.unwrapped.game_state
     a.reset()
     b.reset()
-    assert a.unwrapped.state == b.unwrapped.state
+    assert a.unwrapped.game_state == b.unwrapped.game_state
     a.reset(seed=43)
-    assert a.unwrapped.state != b.unwrapped.state
+    assert a.unwrapped.game_state != b.unwrapped.game_state
 
 
 def test_render_views():
-    env = baralho.make("rodizio_v0", num_players=3, memory="none", render_mode="ansi", render_view="omniscient")
+    env = baralho.make("rodizio_v1", num_players=3, memory="none", render_mode="ansi", render_view="omniscient")
     env.reset(seed=0)
     assert "omniscient" in env.render()
-    env = baralho.make("rodizio_v0", render_mode="ansi", render_view=1)
+    env = baralho.make("rodizio_v1", render_mode="ansi", render_view=1)
     env.reset(seed=0)
     assert "player_1's view" in env.render()
-    env = baralho.make("rodizio_v0", render_mode="ansi")
+    env = baralho.make("rodizio_v1", render_mode="ansi")
     env.reset(seed=0)
     assert "player_0's view" in env.render()
 
@@ -160,10 +174,10 @@ def test_null_floor_env_runs_through_the_same_adapter():
 def test_terminal_colours_follow_each_games_rules(monkeypatch):
     from baralho.core.ansi import colorize, wants_colour
 
-    scala = baralho.make("scala40_v0").unwrapped.game
+    scala = baralho.make("scala40_v1").unwrapped.game
     text = colorize("5♥ 3♠ 10♦", scala.ansi_rules)
     assert "\x1b[31m5♥\x1b[0m" in text and "\x1b[31m10♦\x1b[0m" in text and " 3♠ " in text
-    chuche = baralho.make("chuche_v0").unwrapped.game
+    chuche = baralho.make("chuche_v1").unwrapped.game
     assert "\x1b[32m3Vd/7\x1b[0m" in colorize("3Vd/7", chuche.ansi_rules)
     monkeypatch.setenv("NO_COLOR", "1")
     assert not wants_colour()

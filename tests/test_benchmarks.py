@@ -22,7 +22,7 @@ def test_quick_benchmark_writes_every_section(tmp_path):
         assert section in text
     assert "null (adapter floor)" in text and "PettingZoo classic wrappers" in text
     fuzz = text.split("## Fuzzing")[1].split("## Memory")[0].split("Long runs")[0]
-    rows = [r for r in fuzz.splitlines() if r.startswith("| ") and r.split("|")[1].strip().endswith("_v0")]
+    rows = [r for r in fuzz.splitlines() if r.startswith("| ") and r.split("|")[1].strip().endswith("_v1")]
     assert len(rows) >= 4 and all(r.split("|")[4].strip() == "0" for r in rows), "fuzzing found failures"
     assert (tmp_path / "throughput.png").stat().st_size > 1000
 
@@ -30,12 +30,12 @@ def test_quick_benchmark_writes_every_section(tmp_path):
 def test_long_fuzz_is_reproducible_whatever_the_workers(tmp_path):
     from benchmarks import fuzz
 
-    one = fuzz.run("rodizio_v0", games=21, workers=1, chunk=2)
-    two = fuzz.run("rodizio_v0", games=21, workers=2, chunk=2)
+    one = fuzz.run("rodizio_v1", games=21, workers=1, chunk=2)
+    two = fuzz.run("rodizio_v1", games=21, workers=2, chunk=2)
     assert one["games"] == two["games"] >= 21 and one["failures"] == two["failures"] == 0
     assert [r["steps"] for r in one["configs"]] == [r["steps"] for r in two["configs"]]
-    assert fuzz.main(["--games", "7", "--envs", "rodizio_v0", "--out", str(tmp_path)]) == 0
-    assert (tmp_path / "rodizio_v0.json").exists()
+    assert fuzz.main(["--games", "7", "--envs", "rodizio_v1", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "rodizio_v1.json").exists()
 
 
 def test_ladders_are_re_embedded_without_touching_the_measured_sections(tmp_path):
@@ -47,7 +47,9 @@ def test_ladders_are_re_embedded_without_touching_the_measured_sections(tmp_path
     assert main(["--ladders", "--out", str(out)]) == 0
     text = out.read_text()
     assert text.startswith(measured) and "old ladder" not in text
-    assert "### Tournament: scala40_v0" in text and "re-embedded by `python -m benchmarks --ladders`" in text
+    current = len(list((ROOT / "benchmarks" / "ladder").glob("*.md")))
+    assert text.count("### Tournament: ") == current and "re-embedded by `python -m benchmarks --ladders`" in text
+    assert "ladders of the retired v0 envs are kept in `benchmarks/ladder/v0/`" in text
     assert text.rstrip().endswith("_Total benchmark time: 600 s._")
     assert main(["--ladders", "--out", str(out)]) == 0          # again: the same section, once
     assert out.read_text().count(LADDERS) == 1

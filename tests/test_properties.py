@@ -30,12 +30,12 @@ def test_any_action_stream_is_either_played_or_refused_cleanly(env_id, actions, 
         mask = env.observe(agent)["action_mask"]
         if 0 <= a < game.num_actions and mask[a]:
             env.step(a)
-            game.check_invariants(env.unwrapped.state)
+            game.check_invariants(env.unwrapped.game_state)
         else:
-            before = state_key(env.unwrapped.state)
+            before = state_key(env.unwrapped.game_state)
             with pytest.raises(ValueError):
                 env.step(a)
-            assert state_key(env.unwrapped.state) == before and env.agent_selection == agent
+            assert state_key(env.unwrapped.game_state) == before and env.agent_selection == agent
 
 
 _values = st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.floats(allow_nan=True),

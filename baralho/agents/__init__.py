@@ -18,10 +18,10 @@ from baralho.agents.ismcts import ISMCTSAgent
 
 # env id -> "module:Class" of the game's rule-based player (reads only its observation)
 HEURISTICS: dict[str, str] = {
-    "rodizio_v0": "baralho.envs.rodizio.heuristic:RodizioHeuristic",
-    "chuche_v0": "baralho.envs.chuche.heuristic:ChucheHeuristic",
-    "roda_de_samba_v0": "baralho.envs.roda_de_samba.heuristic:RodaDeSambaHeuristic",
-    "scala40_v0": "baralho.envs.scala40.heuristic:Scala40Heuristic",
+    "rodizio_v1": "baralho.envs.rodizio.heuristic:RodizioHeuristic",
+    "chuche_v1": "baralho.envs.chuche.heuristic:ChucheHeuristic",
+    "roda_de_samba_v1": "baralho.envs.roda_de_samba.heuristic:RodaDeSambaHeuristic",
+    "scala40_v1": "baralho.envs.scala40.heuristic:Scala40Heuristic",
 }
 
 __all__ = ["Agent", "HEURISTICS", "ISMCTSAgent", "RandomAgent", "bind_if_needed", "make_agent"]
@@ -62,6 +62,8 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
         if zoo_path(name) is not None and "/" not in name:
             return PolicyAgent(zoo_path(name), env_id=env_id, seed=seed)
         if not arg:
-            raise ValueError(f"no zoo model for {env_id!r} (zoo: {available()}); use ppo:PATH")
+            retired = " (the v0 policies in baralho/zoo/v0/ were trained on v0 observations and are retired)"
+            raise ValueError(f"no zoo model for {env_id!r} (zoo: {available()}){retired}; "
+                             f"train one with `baralho train {env_id}` and use ppo:PATH")
         return PolicyAgent(arg, env_id=env_id, seed=seed)
     raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts][:h|:g], ppo or ppo:PATH")

@@ -269,7 +269,7 @@ class RodaDeSambaGuide:
         return 0.5 * hard + 0.5 * np.tanh((fame - best_other) / 6.0)
 
 
-GUIDES = {"scala40_v0": Scala40Guide, "roda_de_samba_v0": RodaDeSambaGuide}
+GUIDES = {"scala40_v1": Scala40Guide, "roda_de_samba_v1": RodaDeSambaGuide}
 
 
 def guide_for(game) -> Guide:

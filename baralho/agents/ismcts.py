@@ -138,7 +138,7 @@ class ISMCTSAgent:
         legal = np.flatnonzero(observation["action_mask"])
         if len(legal) == 1:
             return int(legal[0])
-        game, state = self.env.game, self.env.state
+        game, state = self.env.game, self.env.game_state
         seat = self.env.possible_agents.index(agent_id)
         if not self.guided:
             return self.search(game, state, seat)

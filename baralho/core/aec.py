@@ -24,7 +24,7 @@ game, its config and its docstring. What it guarantees, for every game:
   ``"rgb_array"`` (a picture, for games that draw themselves; needs Pillow)
   from ``render_view``: ``"current"`` (the acting player's view),
   ``"omniscient"``, or a seat index;
-* ``env.unwrapped.game`` and ``env.unwrapped.state`` for search agents and tools.
+* ``env.unwrapped.game`` and ``env.unwrapped.game_state`` for search agents and tools.
 
 ``env()`` returns this env without PettingZoo's wrapper chain: the checks those
 wrappers make (order of calls, action bounds, illegal moves) are done here once
@@ -99,7 +99,7 @@ class BaralhoEnv(AECEnv):
         self._no_moves = np.zeros(num_actions, np.int8)
         self._no_moves.flags.writeable = False
         self._rng = np.random.default_rng()
-        self.state = None  # shadows AECEnv.state(): baralho envs have no global-state space
+        self.game_state = None  # the live game state; not `state`, which is AECEnv.state() (no global-state space here)
         self.agents = []
 
     # ------------------------------------------------------------------ spaces
@@ -114,7 +114,7 @@ class BaralhoEnv(AECEnv):
         """Deal a new game. ``options`` is accepted for the API and unused."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.new_state(self._rng)
+        self.game_state = self.game.new_state(self._rng)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -123,7 +123,7 @@ class BaralhoEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._rewards_dirty = False
         self._skip_agent_selection = None
-        self._acting = self.game.current_player(self.state)
+        self._acting = self.game.current_player(self.game_state)
         self._mask = None
         self.agent_selection = self.possible_agents[self._acting]
         if self.render_mode == "human":
@@ -133,25 +133,25 @@ class BaralhoEnv(AECEnv):
     def _legal(self) -> np.ndarray:
         mask = self._mask
         if mask is None:
-            mask = self.game.legal_mask(self.state)
+            mask = self.game.legal_mask(self.game_state)
             if mask.flags.writeable:   # reading the flag costs a sixth of setting it (measured)
                 mask.flags.writeable = False
             self._mask = mask
         return mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError(f"{self.game.env_id}: call reset() before observe()")
         seat = self._seat[agent]
         if seat == self._acting:
             mask = self._mask if self._mask is not None else self._legal()
         else:
             mask = self._no_moves
-        return {"observation": self.game.observe(self.state, seat), "action_mask": mask}
+        return {"observation": self.game.observe(self.game_state, seat), "action_mask": mask}
 
     # -------------------------------------------------------------------- step
     def step(self, action: Any) -> None:
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError(f"{self.game.env_id}: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -168,11 +168,11 @@ class BaralhoEnv(AECEnv):
             return
 
         self._cumulative_rewards[agent] = 0.0
-        r = self.game.apply(self.state, a)
+        r = self.game.apply(self.game_state, a)
         self._mask = None
         if r is not None or self._rewards_dirty:
             self._set_rewards(r)
-        acting = self._acting = self.game.current_player(self.state)   # -1 once over
+        acting = self._acting = self.game.current_player(self.game_state)   # -1 once over
         if acting < 0:
             for ag in self.agents:
                 self.terminations[ag] = True
@@ -209,7 +209,7 @@ class BaralhoEnv(AECEnv):
         return a
 
     def _illegal_message(self, a: int, agent: str, mask: np.ndarray) -> str:
-        game, state = self.game, self.state
+        game, state = self.game, self.game_state
         legal = np.flatnonzero(mask)
         shown = ", ".join(f"{b} ({game.describe_action(state, int(b))})" for b in legal[:24])
         more = f", … {len(legal) - 24} more" if len(legal) > 24 else ""
@@ -235,7 +235,7 @@ class BaralhoEnv(AECEnv):
             import gymnasium
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        if self.state is None:
+        if self.game_state is None:
             text = f"{self.game.env_id}: not reset"
         else:
             view = self.render_view
@@ -244,8 +244,8 @@ class BaralhoEnv(AECEnv):
             elif view == "omniscient":
                 view = None
             if self.render_mode == "rgb_array":
-                return self.game.render_image(self.state, view)
-            text = self.game.render_text(self.state, view)
+                return self.game.render_image(self.game_state, view)
+            text = self.game.render_text(self.game_state, view)
         if self.render_mode == "human":
             rules = getattr(self.game, "ansi_rules", ())
             print(colorize(text, rules) if rules and wants_colour() else text)

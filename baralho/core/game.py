@@ -49,7 +49,7 @@ class State(Protocol):
 class Game(Protocol):
     """The rules of one game under one config. Pure: no I/O, no global state."""
 
-    #: PettingZoo-style env id, e.g. ``"rodizio_v0"``.
+    #: PettingZoo-style env id, e.g. ``"rodizio_v1"``.
     env_id: ClassVar[str]
     #: The validated config dataclass this game was built with.
     config: Any

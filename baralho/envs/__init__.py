@@ -10,16 +10,30 @@ from baralho.core.config import ConfigError
 
 # env id -> PettingZoo-style module exposing env(), raw_env, Config, TEST_CONFIGS
 _MODULES: dict[str, str] = {
-    "rodizio_v0": "baralho.envs.rodizio_v0",
-    "chuche_v0": "baralho.envs.chuche_v0",
-    "roda_de_samba_v0": "baralho.envs.roda_de_samba_v0",
-    "scala40_v0": "baralho.envs.scala40_v0",
+    "rodizio_v1": "baralho.envs.rodizio_v1",
+    "chuche_v1": "baralho.envs.chuche_v1",
+    "roda_de_samba_v1": "baralho.envs.roda_de_samba_v1",
+    "scala40_v1": "baralho.envs.scala40_v1",
 }
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)
+# Ids whose rules or observations changed: they raise, naming their successor
+# (each env docstring's Version history says what changed).
+RETIRED: dict[str, str] = {
+    "rodizio_v0": "rodizio_v1",
+    "chuche_v0": "chuche_v1",
+    "roda_de_samba_v0": "roda_de_samba_v1",
+    "scala40_v0": "scala40_v1",
+}
+
+
+def retired_message(env_id: str) -> str:
+    new = RETIRED[env_id]
+    return (f"{env_id} is retired: use {new!r} (its rules and observations changed; "
+            f"help(baralho.env_module({new!r})) lists what changed under 'Version history')")
 
 
 def gym_id(env_id: str) -> str:
-    """The gymnasium id of an env's single-agent view: rodizio_v0 -> baralho/Rodizio-v0."""
+    """The gymnasium id of an env's single-agent view: rodizio_v1 -> baralho/Rodizio-v1."""
     name, _, version = env_id.rpartition("_")
     return "baralho/" + "".join(w.capitalize() for w in name.split("_")) + "-" + version
 
@@ -34,6 +48,8 @@ def _register_gym_ids() -> None:
 
 
 def env_module(env_id: str) -> ModuleType:
+    if env_id in RETIRED:
+        raise ConfigError(retired_message(env_id))
     if env_id not in _MODULES:
         close = difflib.get_close_matches(str(env_id), ENV_IDS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -42,7 +58,7 @@ def env_module(env_id: str) -> ModuleType:
 
 
 def make(env_id: str, **kwargs):
-    """Build the env ``env_id``: ``make("rodizio_v0", num_players=3, spicy=True)``.
+    """Build the env ``env_id``: ``make("rodizio_v1", num_players=3, spicy=True)``.
 
     Keyword arguments are the game's config keys (``num_players`` for every
     game) and the adapter's options (``render_mode``, ``illegal_action``,

@@ -1,7 +1,5 @@
-"""chuche_v0: see baralho/envs/chuche/env.py."""
+"""Retired: chuche_v0 was replaced by chuche_v1 (see its docstring's Version history)."""
 
-from baralho.envs.chuche import env as _env
-from baralho.envs.chuche.env import TEST_CONFIGS, Config, env, raw_env
+from baralho.envs import retired_message
 
-__doc__ = _env.__doc__
-__all__ = ["env", "raw_env", "Config", "TEST_CONFIGS"]
+raise ImportError(retired_message("chuche_v0"))

@@ -1,7 +1,5 @@
-"""Roda de Samba v0 (PettingZoo AEC). See baralho/envs/roda_de_samba/env.py."""
+"""Retired: roda_de_samba_v0 was replaced by roda_de_samba_v1 (see its docstring's Version history)."""
 
-import baralho.envs.roda_de_samba.env as _env_module
-from baralho.envs.roda_de_samba.env import TEST_CONFIGS, Config, env, raw_env
+from baralho.envs import retired_message
 
-__all__ = ["Config", "TEST_CONFIGS", "env", "raw_env"]
-__doc__ = _env_module.__doc__
+raise ImportError(retired_message("roda_de_samba_v0"))

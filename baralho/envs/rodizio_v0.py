@@ -1,7 +1,5 @@
-"""PettingZoo-style module for Rodízio: ``from baralho.envs import rodizio_v0; env = rodizio_v0.env()``."""
+"""Retired: rodizio_v0 was replaced by rodizio_v1 (see its docstring's Version history)."""
 
-from baralho.envs.rodizio import env as _env
-from baralho.envs.rodizio.env import TEST_CONFIGS, Config, env, raw_env
+from baralho.envs import retired_message
 
-__doc__ = _env.__doc__
-__all__ = ["Config", "TEST_CONFIGS", "env", "raw_env"]
+raise ImportError(retired_message("rodizio_v0"))

@@ -1,7 +1,5 @@
-"""scala40_v0: Scala 40 rummy (see baralho/envs/scala40/env.py)."""
+"""Retired: scala40_v0 was replaced by scala40_v1 (see its docstring's Version history)."""
 
-from baralho.envs.scala40.env import TEST_CONFIGS, Config, env, raw_env
-from baralho.envs.scala40.env import __doc__ as _doc
+from baralho.envs import retired_message
 
-__doc__ = _doc
-__all__ = ["env", "raw_env", "Config", "TEST_CONFIGS"]
+raise ImportError(retired_message("scala40_v0"))

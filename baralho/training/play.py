@@ -1,6 +1,6 @@
 """Play a baralho game in the terminal against any agents.
 
-    baralho play rodizio_v0 --seat 0 --opponents heuristic
+    baralho play rodizio_v1 --seat 0 --opponents heuristic
 
 Your legal moves are listed with their descriptions; answer with the number
 in the list, the action id (``#12``), or the move's text (a unique prefix is
@@ -79,7 +79,7 @@ def play(env_id: str, seat: int, opponents: list[str], config: dict, seed: int,
         if agent != human:
             return agents[agent].act(obs, agent)
         print("\n" + _coloured(env, stdout), file=stdout)
-        move = choose_move(env.unwrapped.game, env.unwrapped.state, obs["action_mask"], stdin, stdout)
+        move = choose_move(env.unwrapped.game, env.unwrapped.game_state, obs["action_mask"], stdin, stdout)
         if move is None:
             raise _Quit
         return move

@@ -1,7 +1,7 @@
 """Game records: a small JSON file that replays a game exactly.
 
     {"format": "baralho-record", "version": 1, "baralho": "0.1.0",
-     "env_id": "rodizio_v0", "config": {...}, "seed": 7,
+     "env_id": "rodizio_v1", "config": {...}, "seed": 7,
      "players": ["random", "heuristic"], "actions": [2, 0, 1, ...],
      "returns": [1.0, -1.0], "digest": "<sha256 of the whole trajectory>"}
 
@@ -78,7 +78,7 @@ def play_and_record(env_id: str, config: dict, seed: int, choose: Callable, play
         rec.actions.append(action)
         h.update(action.to_bytes(4, "little"))
         env.step(action)
-    rec.returns = env.unwrapped.game.returns(env.unwrapped.state).tolist()
+    rec.returns = env.unwrapped.game.returns(env.unwrapped.game_state).tolist()
     rec.digest = h.hexdigest()
     return rec
 
@@ -133,7 +133,7 @@ def replay(rec: Record, render_mode: str | None = None) -> Iterator:
         yield env
     if next(moves, None) is not None:
         raise RecordError(f"the game ended but the record has {len(rec.actions)} moves")
-    returns = env.unwrapped.game.returns(env.unwrapped.state).tolist()
+    returns = env.unwrapped.game.returns(env.unwrapped.game_state).tolist()
     if returns != rec.returns:
         raise RecordError(f"returns differ: record {rec.returns}, replay {returns}")
     if h.hexdigest() != rec.digest:

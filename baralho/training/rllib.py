@@ -1,8 +1,8 @@
 """Self-play PPO on any baralho env with Ray RLlib (new API stack), top to bottom.
 
     pip install ".[rllib]"
-    baralho train-rllib rodizio_v0 --iterations 20 --num-env-runners 1
-    baralho train-rllib scala40_v0 --address auto --num-env-runners 64   # on a Ray cluster
+    baralho train-rllib rodizio_v1 --iterations 20 --num-env-runners 1
+    baralho train-rllib scala40_v1 --address auto --num-env-runners 64   # on a Ray cluster
 
 1. The env: the baralho AEC env (illegal actions raise, the default) inside
    :class:`MaskedObservation`, a PettingZoo wrapper that renames the
@@ -118,7 +118,7 @@ def count_illegal_actions(*, env_runner, metrics_logger, **kwargs) -> None:
 
 @dataclass
 class RLlibConfig:
-    env_id: str = "rodizio_v0"
+    env_id: str = "rodizio_v1"
     env_config: dict = field(default_factory=dict)
     iterations: int = 10
     num_env_runners: int = 1

@@ -2,7 +2,7 @@
 win rates (Wilson 95% CIs), mean rewards, a head-to-head matrix and
 openskill ratings; written as markdown, JSON and a PNG heatmap.
 
-    baralho tournament rodizio_v0 --agents random heuristic ismcts:200 --games 300 --players 2..3
+    baralho tournament rodizio_v1 --agents random heuristic ismcts:200 --games 300 --players 2..3
 
 A *deal* (seed) is played once under every seat arrangement (duplicate
 format), so luck of the deal and the first-seat advantage cancel out.

@@ -1,6 +1,6 @@
 """Self-play training with sb3-contrib's MaskablePPO, top to bottom.
 
-    baralho train rodizio_v0 --timesteps 200000 --seed 0
+    baralho train rodizio_v1 --timesteps 200000 --seed 0
 
 1. Vectorised single-agent envs (SubprocVecEnv on both cores): the learner
    takes a random seat each episode against a pool of opponents — the
@@ -32,7 +32,7 @@ from baralho.training.warm_start import warm_start
 
 @dataclass
 class TrainConfig:
-    env_id: str = "rodizio_v0"
+    env_id: str = "rodizio_v1"
     timesteps: int = 200_000
     seed: int = 0
     n_envs: int = 2
@@ -64,15 +64,15 @@ class TrainConfig:
 # Per-game defaults (CLI flags override); documented in README. "fine_tuning" replaces
 # FINE_TUNING's settings for that game when the run starts with a warm start.
 DEFAULTS: dict[str, dict] = {
-    "rodizio_v0": dict(timesteps=300_000, n_steps=512, batch_size=256, net_arch=(128, 128)),
+    "rodizio_v1": dict(timesteps=300_000, n_steps=512, batch_size=256, net_arch=(128, 128)),
     # a 2,646-wide observation: a 128-wide first layer keeps the shipped policy ~3 MB
-    "scala40_v0": dict(net_arch=(128, 128)),
+    "scala40_v1": dict(net_arch=(128, 128)),
 }
 
 # PPO after a warm start: the defaults above (lr 3e-4, entropy bonus 0.01, clip 0.2) are
 # made to explore from a random policy and pull a cloned one away from the heuristic in
 # the first updates; these keep the steps small and put more weight on the heuristic.
-# Measured on roda_de_samba_v0 (one policy cloned from 100k heuristic decisions, 10 epochs:
+# Measured on roda_de_samba_v1 (one policy cloned from 100k heuristic decisions, 10 epochs:
 # 0.99 vs random, 0.12 vs heuristic over 100 games), then 3 minutes of PPO (~40k steps,
 # 2 dummy envs, one core) and the same 100 games: lr 3e-4, ent 0.01, clip 0.2, equal
 # weights -> 0.02 vs heuristic (collapsed); lr 3e-4, ent 0, clip 0.1, heuristic x3 -> 0.04;
@@ -117,7 +117,7 @@ def win_rate(model, env_id: str, opponent: str, games: int, seed: int, config: d
         while not done:
             action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
             obs, _, done, _, _ = env.step(int(action))
-        game, state = env.game, env.aec.unwrapped.state
+        game, state = env.game, env.aec.unwrapped.game_state
         wins += is_win(game.returns(state).tolist(), info["seat"])
     return wins / games
 

@@ -3,6 +3,10 @@
 ``baralho/zoo/<env_id>.zip`` is the policy and ``<env_id>.md`` its model card
 (command, timesteps, wall time, win rates). Load one with the agent spec
 ``ppo`` (the zoo model of the env) or ``ppo:<env_id>``.
+
+``v0/`` keeps the model cards of the v0 policies for the record. Their weights
+are not shipped: they were trained on v0 observations, which v1 changed, so no
+v1 env can use them; ``ppo`` on a v1 env without a zoo model says so.
 """
 
 from __future__ import annotations

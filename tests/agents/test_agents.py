@@ -17,8 +17,8 @@ from baralho.training.stats import wilson_interval
 
 @pytest.mark.parametrize("spec", ["random", "heuristic", "ismcts:20", "ismcts:0.01s"])
 def test_agents_follow_the_protocol_and_the_mask(spec):
-    env = baralho.make("rodizio_v0", num_players=3, spicy=True)
-    agent = make_agent(spec, "rodizio_v0", seed=0, config=dict(num_players=3, spicy=True))
+    env = baralho.make("rodizio_v1", num_players=3, spicy=True)
+    agent = make_agent(spec, "rodizio_v1", seed=0, config=dict(num_players=3, spicy=True))
     assert isinstance(agent, Agent)
     for g in range(3):
         env.reset(seed=g)
@@ -37,7 +37,7 @@ def test_agents_follow_the_protocol_and_the_mask(spec):
 @pytest.mark.parametrize("spec", ["randm", "ismcts:abc", "ismcts:0", "heuristic:3", "ppo:/no/such/model.zip"])
 def test_bad_agent_specs_are_refused(spec):
     with pytest.raises(ValueError):
-        make_agent(spec, "rodizio_v0")
+        make_agent(spec, "rodizio_v1")
 
 
 def test_every_env_has_a_heuristic_that_reads_only_the_observation():
@@ -60,7 +60,7 @@ def test_random_agent_is_seeded():
 def test_ismcts_decisions_ignore_the_true_hidden_state():
     """Swap the true hidden state for another one consistent with the acting
     seat's observation: with the same seed, ISMCTS makes the same decision."""
-    game = baralho.make("rodizio_v0", num_players=3, memory="none").unwrapped.game
+    game = baralho.make("rodizio_v1", num_players=3, memory="none").unwrapped.game
     rng = np.random.default_rng(0)
     checked = 0
     for g in range(6):
@@ -81,7 +81,7 @@ def test_ismcts_decisions_ignore_the_true_hidden_state():
 
 
 def test_ismcts_beats_random_at_rodizio():
-    results = T.run("rodizio_v0", ["random", "ismcts:60"], games=40, num_players=2, workers=1, progress=False)
+    results = T.run("rodizio_v1", ["random", "ismcts:60"], games=40, num_players=2, workers=1, progress=False)
     summary = T.summarize(results, ["random", "ismcts:60"])
     rates = [a["win_rate"] for a in summary["agents"]]
     assert rates[1] > rates[0] + 0.2
@@ -124,7 +124,7 @@ def test_win_means_best_return_and_someone_did_worse():
 def test_tiny_tournament_end_to_end(tmp_path, capsys):
     from baralho.cli import main
 
-    rc = main(["tournament", "rodizio_v0", "--agents", "random", "heuristic", "--games", "8",
+    rc = main(["tournament", "rodizio_v1", "--agents", "random", "heuristic", "--games", "8",
                "--players", "2..3", "--out", str(tmp_path), "--quiet", "--workers", "2",
                "--records", str(tmp_path / "records")])
     assert rc == 0
@@ -134,25 +134,25 @@ def test_tiny_tournament_end_to_end(tmp_path, capsys):
     assert len(saved) == 8 + 12                  # 2 players: 8 games; 3 players: 6 arrangements x 2 deals
     for _ in records.replay(records.load(saved[0])):
         pass
-    md = (tmp_path / "rodizio_v0_2p_3p.md").read_text()
+    md = (tmp_path / "rodizio_v1_2p_3p.md").read_text()
     assert "| heuristic |" in md and "95% CI" in md
-    assert (tmp_path / "rodizio_v0_2p_h2h.png").stat().st_size > 1000
+    assert (tmp_path / "rodizio_v1_2p_h2h.png").stat().st_size > 1000
 
-    report = json.loads((tmp_path / "rodizio_v0_2p_3p.json").read_text())
+    report = json.loads((tmp_path / "rodizio_v1_2p_3p.json").read_text())
     assert set(report["by_players"]) == {"2", "3"}
     assert report["by_players"]["2"]["matches"] == 8
     # another player count into the same folder leaves that report alone
-    assert main(["tournament", "rodizio_v0", "--agents", "random", "heuristic", "--games", "2",
+    assert main(["tournament", "rodizio_v1", "--agents", "random", "heuristic", "--games", "2",
                  "--players", "4", "--out", str(tmp_path), "--quiet", "--workers", "1"]) == 0
-    assert (tmp_path / "rodizio_v0_4p.md").exists()
-    assert json.loads((tmp_path / "rodizio_v0_2p_3p.json").read_text()) == report
+    assert (tmp_path / "rodizio_v1_4p.md").exists()
+    assert json.loads((tmp_path / "rodizio_v1_2p_3p.json").read_text()) == report
 
 
 @pytest.mark.parametrize("specs", [["random", "heuristic"], ["heuristic", "ismcts:8:h"]])
 def test_tournaments_are_deterministic_whatever_the_worker_count(specs):
     # a worker reuses its agents from game to game: each game must start from its own seed only
-    a = T.run("rodizio_v0", specs, games=12, num_players=3, workers=1, progress=False)
-    b = T.run("rodizio_v0", specs, games=12, num_players=3, workers=2, progress=False)
+    a = T.run("rodizio_v1", specs, games=12, num_players=3, workers=1, progress=False)
+    b = T.run("rodizio_v1", specs, games=12, num_players=3, workers=2, progress=False)
     assert [(r.deal, r.seats, r.returns) for r in a] == [(r.deal, r.seats, r.returns) for r in b]
 
 
@@ -160,17 +160,17 @@ def test_a_resumed_tournament_plays_only_what_is_missing_and_matches_a_whole_run
     from baralho.training import records
 
     specs = ["random", "heuristic", "ismcts:8:h"]
-    whole = T.run("rodizio_v0", specs, games=18, num_players=2, seed=3, workers=1, progress=False)
+    whole = T.run("rodizio_v1", specs, games=18, num_players=2, seed=3, workers=1, progress=False)
     # the first 12 games, recorded; then one record lost, as if the run had been killed
-    first = T.run("rodizio_v0", specs, games=12, num_players=2, seed=3, workers=1, progress=False,
+    first = T.run("rodizio_v1", specs, games=12, num_players=2, seed=3, workers=1, progress=False,
                   records_dir=str(tmp_path))
     assert [r.returns for r in first] == [r.returns for r in whole[:12]]
-    lost = T.record_path(tmp_path, "rodizio_v0", whole[4])
+    lost = T.record_path(tmp_path, "rodizio_v1", whole[4])
     lost.unlink()
     played = []
     real = T.play_match
     monkeypatch.setattr(T, "play_match", lambda *a: played.append(a[3]) or real(*a))
-    resumed = T.run("rodizio_v0", specs, games=18, num_players=2, seed=3, workers=1, progress=False,
+    resumed = T.run("rodizio_v1", specs, games=18, num_players=2, seed=3, workers=1, progress=False,
                     records_dir=str(tmp_path), resume=True)
     assert [(r.deal, r.seats, r.returns, r.steps) for r in resumed] == \
         [(r.deal, r.seats, r.returns, r.steps) for r in whole]
@@ -180,20 +180,20 @@ def test_a_resumed_tournament_plays_only_what_is_missing_and_matches_a_whole_run
 
     # records of another tournament, an edited record, and resume without a folder are refused
     with pytest.raises(records.RecordError, match="another tournament: seed"):
-        T.run("rodizio_v0", specs, games=6, num_players=2, seed=4, workers=1, progress=False,
+        T.run("rodizio_v1", specs, games=6, num_players=2, seed=4, workers=1, progress=False,
               records_dir=str(tmp_path), resume=True)
     with pytest.raises(records.RecordError, match="players"):
-        T.run("rodizio_v0", ["random", "heuristic", "ismcts:9:h"], games=6, num_players=2, seed=3,
+        T.run("rodizio_v1", ["random", "heuristic", "ismcts:9:h"], games=6, num_players=2, seed=3,
               workers=1, progress=False, records_dir=str(tmp_path), resume=True)
-    edited = T.record_path(tmp_path, "rodizio_v0", whole[0])
+    edited = T.record_path(tmp_path, "rodizio_v1", whole[0])
     data = json.loads(edited.read_text())
     data["returns"] = [-x for x in data["returns"]]
     edited.write_text(json.dumps(data))
     with pytest.raises(records.RecordError, match="returns differ"):
-        T.run("rodizio_v0", specs, games=6, num_players=2, seed=3, workers=1, progress=False,
+        T.run("rodizio_v1", specs, games=6, num_players=2, seed=3, workers=1, progress=False,
               records_dir=str(tmp_path), resume=True)
     with pytest.raises(ValueError, match="resume needs records_dir"):
-        T.run("rodizio_v0", specs, games=6, num_players=2, workers=1, progress=False, resume=True)
+        T.run("rodizio_v1", specs, games=6, num_players=2, workers=1, progress=False, resume=True)
     assert not list(tmp_path.glob("*.part"))
 
 
@@ -219,24 +219,25 @@ def test_the_zoo_model_loads_by_name_and_plays_legal_moves(env_id):
             break
 
 
-def test_a_game_without_a_zoo_model_is_refused_clearly(monkeypatch):
-    import baralho.zoo
-
-    monkeypatch.setattr(baralho.zoo, "zoo_path", lambda env_id: None)
-    with pytest.raises(ValueError, match="no zoo model for 'chuche_v0'"):
-        make_agent("ppo", "chuche_v0")
+def test_a_game_without_a_zoo_model_is_refused_clearly():
+    # no v1 policy is shipped yet: the v0 ones are retired, and the message says so
+    with pytest.raises(ValueError, match="no zoo model for 'chuche_v1'.*v0 policies.*retired"):
+        make_agent("ppo", "chuche_v1")
 
 
 def test_zoo_export_drops_the_optimizer_state_and_keeps_the_policy(tmp_path):
+    import gymnasium
     from sb3_contrib import MaskablePPO
 
-    from baralho.zoo import export, zoo_path
+    from baralho.zoo import export
 
-    src = zoo_path("rodizio_v0")
+    src = tmp_path / "trained.zip"
+    MaskablePPO("MlpPolicy", gymnasium.make(baralho.gym_id("rodizio_v1")), n_steps=64, batch_size=32,
+                device="cpu").learn(64).save(src)
     out = export(src, tmp_path / "small")
     a, b = MaskablePPO.load(src, device="cpu"), MaskablePPO.load(out, device="cpu")
     assert not b.policy.optimizer.state
-    env = baralho.make("rodizio_v0")
+    env = baralho.make("rodizio_v1")
     env.reset(seed=2)
     obs = env.observe(env.agent_selection)
     dist = [m.policy.get_distribution(m.policy.obs_to_tensor(obs["observation"])[0],
@@ -279,7 +280,7 @@ def _guided(env, seed=123):
     return agent
 
 
-@pytest.mark.parametrize("env_id, config", [("scala40_v0", {"scope": "hand"}), ("roda_de_samba_v0", {})])
+@pytest.mark.parametrize("env_id, config", [("scala40_v1", {"scope": "hand"}), ("roda_de_samba_v1", {})])
 def test_guided_ismcts_decisions_ignore_the_true_hidden_state(env_id, config):
     """The guided search too reads the live state only through resample_hidden."""
     rng = np.random.default_rng(0)
@@ -302,9 +303,9 @@ def test_guided_ismcts_with_one_candidate_plays_the_heuristic(monkeypatch):
     from baralho.agents import guides
 
     monkeypatch.setattr(guides.DefaultGuide, "candidates", lambda self, policy, obs, proposal: [proposal])
-    env = baralho.make("chuche_v0")
-    agent = make_agent("ismcts:5:g", "chuche_v0", seed=4)
-    heuristic = make_agent("heuristic", "chuche_v0", seed=4)
+    env = baralho.make("chuche_v1")
+    agent = make_agent("ismcts:5:g", "chuche_v1", seed=4)
+    heuristic = make_agent("heuristic", "chuche_v1", seed=4)
     env.reset(seed=2)
     agent.reset(seed=4)
     bind_if_needed(agent, env)
@@ -323,7 +324,7 @@ def test_guided_ismcts_with_one_candidate_plays_the_heuristic(monkeypatch):
     assert moves > 10
 
 
-@pytest.mark.parametrize("env_id, config", [("scala40_v0", {"scope": "hand"}), ("roda_de_samba_v0", {})])
+@pytest.mark.parametrize("env_id, config", [("scala40_v1", {"scope": "hand"}), ("roda_de_samba_v1", {})])
 def test_guided_ismcts_plays_legal_moves(env_id, config):
     env = baralho.make(env_id, **config)
     env.reset(seed=5)
@@ -343,10 +344,10 @@ def test_guided_ismcts_plays_legal_moves(env_id, config):
 
 
 def test_guided_spec_and_bad_specs():
-    agent = make_agent("ismcts:12:g", "scala40_v0", seed=0)
+    agent = make_agent("ismcts:12:g", "scala40_v1", seed=0)
     assert agent.guided and agent.rollout == "heuristic" and agent.name == "ismcts:12:g"
     with pytest.raises(ValueError):
-        make_agent("ismcts:12:x", "scala40_v0")
+        make_agent("ismcts:12:x", "scala40_v1")
     with pytest.raises(ValueError):
         ISMCTSAgent(simulations=4, guided=True, rollout_depth=-1)
 
@@ -370,7 +371,7 @@ def test_guided_rollouts_are_cut_off_between_turns(monkeypatch):
     from baralho.envs.scala40.rules import DRAW, OVER
 
     scored = []
-    for env, game, state, seat, cands in _key_decisions("scala40_v0", {"scope": "hand"}, games=1, per_game=2):
+    for env, game, state, seat, cands in _key_decisions("scala40_v1", {"scope": "hand"}, games=1, per_game=2):
         agent = _guided(env)
         monkeypatch.setattr(agent._guide, "evaluate",
                             lambda game, s, scored=scored: scored.append(s.phase) or game.returns(s))
@@ -381,7 +382,7 @@ def test_guided_rollouts_are_cut_off_between_turns(monkeypatch):
 
 
 def test_flat_guided_search_grows_no_tree_below_the_root():
-    env, game, state, seat, cands = next(_key_decisions("scala40_v0", {"scope": "hand"}, games=1, per_game=1))
+    env, game, state, seat, cands = next(_key_decisions("scala40_v1", {"scope": "hand"}, games=1, per_game=1))
     agent = ISMCTSAgent(simulations=4 * len(cands), seed=0, guided=True, rollout_depth=30, tree=False)
     agent.bind(env)
     paths = []
@@ -400,7 +401,7 @@ def test_scala40_deadwood_counts_what_the_best_melds_leave():
     from baralho.agents.guides import Scala40Guide
     from baralho.envs.scala40.melds import NUM_KINDS
 
-    game = baralho.make("scala40_v0", scope="hand").unwrapped.game
+    game = baralho.make("scala40_v1", scope="hand").unwrapped.game
     state = game.new_state(np.random.default_rng(0))
     hand = [0] * NUM_KINDS
     for k in (10, 11, 12, 23, 24, 25, 1 + 26, 7 + 39):   # J Q K of spades, J Q K of hearts, 2♦, 8♣
@@ -423,9 +424,9 @@ def _heuristic_positions(games: int):
     from baralho.agents import heuristic_for
     from baralho.envs.scala40 import actions as A
 
-    game = baralho.make("scala40_v0", scope="hand").unwrapped.game
+    game = baralho.make("scala40_v1", scope="hand").unwrapped.game
     for g in range(games):
-        players = [heuristic_for("scala40_v0", game, seed=g * 10 + i) for i in range(2)]
+        players = [heuristic_for("scala40_v1", game, seed=g * 10 + i) for i in range(2)]
         state = game.new_state(np.random.default_rng(100 + g))
         while not game.is_over(state):
             seat = game.current_player(state)
@@ -474,7 +475,7 @@ def test_scala40_belief_rejects_an_unopened_opponent_sitting_on_an_opening():
 def test_filtered_guided_ismcts_decisions_ignore_the_true_hidden_state():
     """With the opponent model filtering determinizations, a swapped hidden state still
     gives the same decision: the filter reads only what resample_hidden drew."""
-    env = baralho.make("scala40_v0", scope="hand")
+    env = baralho.make("scala40_v1", scope="hand")
     rng = np.random.default_rng(1)
     checked = filtered = 0
     for game, state, seat in _heuristic_positions(games=2):

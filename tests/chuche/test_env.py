@@ -7,7 +7,7 @@ import pytest
 
 import baralho
 from baralho.core.config import ConfigError
-from baralho.envs import chuche_v0
+from baralho.envs import chuche_v1
 from baralho.envs.chuche.actions import A_ADD, A_CAPTURE, A_COMMIT, A_ESCUDO, A_PASS, A_ROUBAR
 from baralho.envs.chuche.cards import FRONT, KIND
 from baralho.envs.chuche.heuristic import ChucheHeuristic
@@ -18,9 +18,9 @@ from .helpers import AM, AZ, LA, VD, VM, card, chuche, play, position
 
 def _env_at(game_state, **cfg):
     game, s = game_state
-    env = chuche_v0.env(**cfg)
+    env = chuche_v1.env(**cfg)
     env.reset(seed=0)
-    env.unwrapped.state = s
+    env.unwrapped.game_state = s
     env.unwrapped._acting = game.current_player(s)
     env.unwrapped._mask = None
     env.unwrapped.agent_selection = f"player_{s.actor}"
@@ -99,7 +99,7 @@ def test_bad_configs_raise():
     for bad in [dict(num_players=1), dict(num_players=7), dict(scope="game"), dict(place_rule="always"),
                 dict(max_rounds=0), dict(max_rounds=True), dict(colours=4)]:
         with pytest.raises(ConfigError):
-            baralho.make("chuche_v0", **bad)
+            baralho.make("chuche_v1", **bad)
 
 
 def test_corrupted_states_fail_invariants():

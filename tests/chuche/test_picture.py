@@ -18,7 +18,7 @@ def _at(img, xy, dx=W - 5, dy=H // 2):
 
 def test_picture_is_a_fixed_size_rgb_image():
     for n in (2, 6):
-        env = baralho.make("chuche_v0", num_players=n, render_mode="rgb_array", render_view="current")
+        env = baralho.make("chuche_v1", num_players=n, render_mode="rgb_array", render_view="current")
         env.reset(seed=1)
         img = env.render()
         assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3

@@ -65,7 +65,7 @@ def test_mask_is_exact(env_id, config):
             if term or trunc:
                 env.step(None)
                 continue
-            state = env.unwrapped.state
+            state = env.unwrapped.game_state
             mask = obs["action_mask"]
             if step % 3 == 0 and checked < 400:
                 checked += 1
@@ -81,7 +81,7 @@ def test_mask_is_exact(env_id, config):
                     else:
                         with pytest.raises(ValueError, match="illegal action"):
                             env.step(a)
-                        assert state_key(env.unwrapped.state) == before
+                        assert state_key(env.unwrapped.game_state) == before
                         assert env.agent_selection == agent
             step += 1
             env.step(random_action(mask, rng))

@@ -33,7 +33,7 @@ def test_a_replacement_deck_is_played(tmp_path):
     raw = copy.deepcopy(RAW)
     raw["sambistas"] = raw["sambistas"][:6]
     raw["instruments"][0]["numbers"] = [1, 1, 2, 5]
-    env = baralho.make("roda_de_samba_v0", deck=write(tmp_path, raw))
+    env = baralho.make("roda_de_samba_v1", deck=write(tmp_path, raw))
     game = env.unwrapped.game
     assert len(game.deck.sambistas) == 6 and game.deck.numbers == (1, 2, 3, 4, 5)
     rng = np.random.default_rng(0)
@@ -85,7 +85,7 @@ BAD = [
 def test_a_bad_deck_file_names_the_bad_entry(tmp_path, label, raw, message):
     path = str(tmp_path / "absent.json") if raw is None else write(tmp_path, raw)
     with pytest.raises(DeckError) as err:
-        baralho.make("roda_de_samba_v0", deck=path)
+        baralho.make("roda_de_samba_v1", deck=path)
     assert message in str(err.value) and path in str(err.value)
     assert isinstance(err.value, ConfigError)
 
@@ -93,12 +93,12 @@ def test_a_bad_deck_file_names_the_bad_entry(tmp_path, label, raw, message):
 def test_a_deck_too_small_for_the_players(tmp_path):
     raw = mutate(lambda r: [i.__setitem__("numbers", [1]) for i in r["instruments"]])
     path = write(tmp_path, raw)
-    baralho.make("roda_de_samba_v0", deck=path, num_players=2)
+    baralho.make("roda_de_samba_v1", deck=path, num_players=2)
     with pytest.raises(DeckError, match="5 players need at least 27"):
-        baralho.make("roda_de_samba_v0", deck=path, num_players=5)
+        baralho.make("roda_de_samba_v1", deck=path, num_players=5)
     raw = mutate(lambda r: r.__setitem__("rodas", r["rodas"][:2]))
     with pytest.raises(DeckError, match="2 roda"):
-        baralho.make("roda_de_samba_v0", deck=write(tmp_path, raw, "r.json"), num_players=3)
+        baralho.make("roda_de_samba_v1", deck=write(tmp_path, raw, "r.json"), num_players=3)
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -111,4 +111,4 @@ def test_a_deck_too_small_for_the_players(tmp_path):
 ])
 def test_bad_configs_raise_config_error(kwargs, message):
     with pytest.raises(ConfigError, match=message):
-        baralho.make("roda_de_samba_v0", **kwargs)
+        baralho.make("roda_de_samba_v1", **kwargs)

@@ -11,7 +11,7 @@ from baralho.envs.roda_de_samba.heuristic import RodaDeSambaHeuristic
 
 
 def play(n, heuristic_seats, seed):
-    env = baralho.make("roda_de_samba_v0", num_players=n)
+    env = baralho.make("roda_de_samba_v1", num_players=n)
     env.reset(seed=seed)
     game = env.unwrapped.game
     bots = {f"player_{i}": RodaDeSambaHeuristic(game, seed=seed + i) for i in heuristic_seats}
@@ -26,7 +26,7 @@ def play(n, heuristic_seats, seed):
         else:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.integers(len(legal))]))
-    return game, env.unwrapped.state
+    return game, env.unwrapped.game_state
 
 
 def test_heuristic_beats_random_play_clearly():
@@ -50,7 +50,7 @@ def test_heuristic_calls_every_sambista_in_some_games():
 
 def test_heuristic_acts_on_the_observation_alone():
     """Two states that look the same to the player get the same move."""
-    env = baralho.make("roda_de_samba_v0", num_players=3)
+    env = baralho.make("roda_de_samba_v1", num_players=3)
     env.reset(seed=5)
     game = env.unwrapped.game
     rng = np.random.default_rng(0)
@@ -61,7 +61,7 @@ def test_heuristic_acts_on_the_observation_alone():
             env.step(None)
             continue
         p = int(agent.split("_")[1])
-        twin = game.resample_hidden(env.unwrapped.state, p, rng)
+        twin = game.resample_hidden(env.unwrapped.game_state, p, rng)
         obs2 = {"observation": game.observe(twin, p), "action_mask": game.legal_mask(twin)}
         a = RodaDeSambaHeuristic(game, seed=1).act(obs, agent)
         assert RodaDeSambaHeuristic(game, seed=1).act(obs2, agent) == a

@@ -111,6 +111,6 @@ def test_describe_and_render():
     assert "reserved: Donga" in view1
     omni = g.render_text(s, None)
     assert "violao 1" in omni and "surdo 2" in omni
-    env = baralho.make("roda_de_samba_v0", render_mode="ansi")
+    env = baralho.make("roda_de_samba_v1", render_mode="ansi")
     env.reset(seed=3)
     assert "to act: player_0 (draw)" in env.render()

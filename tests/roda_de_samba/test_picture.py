@@ -26,7 +26,7 @@ from tests.roda_de_samba.helpers import game_for, table
 
 
 def picture(view, steps=0, **cfg):
-    env = baralho.make("roda_de_samba_v0", render_mode="rgb_array", render_view=view, **cfg)
+    env = baralho.make("roda_de_samba_v1", render_mode="rgb_array", render_view=view, **cfg)
     env.reset(seed=2)
     rng = np.random.default_rng(0)
     for _ in range(steps):

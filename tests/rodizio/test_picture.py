@@ -10,13 +10,13 @@ from baralho.envs.rodizio.picture import PLATES_AT
 
 
 def picture(view, **cfg):
-    env = baralho.make("rodizio_v0", render_mode="rgb_array", render_view=view, **cfg)
+    env = baralho.make("rodizio_v1", render_mode="rgb_array", render_view=view, **cfg)
     env.reset(seed=2)
     rng = np.random.default_rng(0)
     for _ in range(6):
         obs = env.observe(env.agent_selection)
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    picture.state = env.unwrapped.state
+    picture.state = env.unwrapped.game_state
     return env.render()
 
 

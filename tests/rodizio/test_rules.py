@@ -18,7 +18,7 @@ P = C.PLAQUINHA
 
 
 def game(**cfg) -> RodizioGame:
-    return baralho.make("rodizio_v0", **cfg).unwrapped.game
+    return baralho.make("rodizio_v1", **cfg).unwrapped.game
 
 
 def table(g: RodizioGame, stacks, piles=None, filler=-1, **kw):
@@ -79,9 +79,9 @@ def test_plaquinha_on_top_is_not_selectable():
     g = game(num_players=3)
     s = table(g, [[16, P], [14], [12]])
     assert legal(g, s) == [1, 2]
-    env = baralho.make("rodizio_v0", num_players=3)
+    env = baralho.make("rodizio_v1", num_players=3)
     env.reset(seed=0)
-    env.unwrapped.state = s
+    env.unwrapped.game_state = s
     env.unwrapped._mask = None
     with pytest.raises(ValueError, match=r"illegal action 0 \(serve plate 0"):
         env.step(0)
@@ -232,13 +232,13 @@ def test_comilao_alone_second_means_everyone_loses():
 
 
 def test_rewards_at_the_end_through_the_env():
-    env = baralho.make("rodizio_v0", num_players=3)
+    env = baralho.make("rodizio_v1", num_players=3)
     env.reset(seed=0)
     g = env.unwrapped.game
-    env.unwrapped.state = table(g, [[16], [P, 14], [12]], piles=[[9], [10, 8], []], filler=2)
+    env.unwrapped.game_state = table(g, [[16], [P, 14], [12]], piles=[[9], [10, 8], []], filler=2)
     env.unwrapped._mask = None
     env.step(0)                                       # player_0 eats 14 (6): totals 10, 8, rest
-    totals = env.unwrapped.state.totals
+    totals = env.unwrapped.game_state.totals
     assert totals[0] == 4 + 6 and totals[1] == 8
     expected = {f"player_{i}": (1.0 if i in g.winners(totals) else -1.0) for i in range(3)}
     assert env.rewards == expected and all(env.terminations.values())
@@ -299,7 +299,7 @@ def test_render_hides_piles_without_memory():
 ])
 def test_bad_config_is_refused(bad, match):
     with pytest.raises(ValueError, match=match):
-        baralho.make("rodizio_v0", **bad)
+        baralho.make("rodizio_v1", **bad)
 
 
 def test_corrupted_state_is_detected():

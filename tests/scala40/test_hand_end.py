@@ -161,7 +161,7 @@ def test_per_turn_and_per_hand_bounds():
         g = Scala40Game(Config(num_players=n))
         rng = np.random.default_rng(n)
         import baralho
-        env = baralho.make("scala40_v0", num_players=n)
+        env = baralho.make("scala40_v1", num_players=n)
         agent = Scala40Heuristic(g, seed=1)
         for game_no in range(3):
             s = g.new_state(rng)
@@ -170,7 +170,7 @@ def test_per_turn_and_per_hand_bounds():
             while not g.is_over(s):
                 mask = g.legal_mask(s)
                 if game_no == 0:
-                    env.unwrapped.state = s
+                    env.unwrapped.game_state = s
                     a = agent.act({"observation": g.observe(s, s.player), "action_mask": mask}, "x")
                 else:
                     a = int(rng.choice(np.flatnonzero(mask)))
@@ -203,7 +203,7 @@ def test_a_long_turn_stays_within_the_turn_bound():
 def test_bad_configs_raise(bad):
     import baralho
     with pytest.raises(baralho.ConfigError):
-        baralho.make("scala40_v0", **bad)
+        baralho.make("scala40_v1", **bad)
 
 
 def test_check_invariants_catches_corruption():

@@ -17,7 +17,7 @@ from baralho.training.play import play
 def test_a_scripted_human_plays_a_whole_game(tmp_path):
     answers = "nonsense\n0\n99\n#17\n" + "1\n" * 200        # bad inputs first, then the first move
     out = io.StringIO()
-    rc = play("rodizio_v0", 0, ["heuristic"], {}, seed=4, stdin=io.StringIO(answers), stdout=out,
+    rc = play("rodizio_v1", 0, ["heuristic"], {}, seed=4, stdin=io.StringIO(answers), stdout=out,
               record_path=str(tmp_path / "game.json"))
     text = out.getvalue()
     assert rc == 0 and "game over: your reward" in text
@@ -30,23 +30,23 @@ def test_a_scripted_human_plays_a_whole_game(tmp_path):
 
 def test_moves_can_be_typed_by_name():
     out = io.StringIO()
-    play("rodizio_v0", 1, ["random"], {"num_players": 3}, seed=0,
+    play("rodizio_v1", 1, ["random"], {"num_players": 3}, seed=0,
          stdin=io.StringIO("serve plate\nserve plate 0\n" + "1\n" * 100), stdout=out)
     assert "more than one legal move matches 'serve plate'" in out.getvalue()
 
 
 def test_end_of_input_leaves_cleanly():
     out = io.StringIO()
-    assert play("rodizio_v0", 0, ["heuristic"], {}, seed=1, stdin=io.StringIO(""), stdout=out) == 0
+    assert play("rodizio_v1", 0, ["heuristic"], {}, seed=1, stdin=io.StringIO(""), stdout=out) == 0
     assert out.getvalue().rstrip().endswith("bye")
 
 
 def test_bad_seat_is_refused():
     with pytest.raises(ValueError, match="seats 0..1"):
-        play("rodizio_v0", 2, ["random"], {}, seed=0, stdin=io.StringIO(""), stdout=io.StringIO())
+        play("rodizio_v1", 2, ["random"], {}, seed=0, stdin=io.StringIO(""), stdout=io.StringIO())
 
 
-def _record(tmp_path, env_id="rodizio_v0", config=None, seed=3):
+def _record(tmp_path, env_id="rodizio_v1", config=None, seed=3):
     rng = np.random.default_rng(seed)
     config = {"num_players": 3, "spicy": True} if config is None else config
     rec = records.play_and_record(env_id, config, seed,
@@ -98,7 +98,7 @@ def test_a_file_that_is_not_json_is_refused(tmp_path):
 def test_replay_draws_a_gif_and_a_png_strip(tmp_path):
     from PIL import Image
 
-    path, rec = _record(tmp_path, "rodizio_v0", config={})
+    path, rec = _record(tmp_path, "rodizio_v1", config={})
     assert main(["replay", str(path), "--images", str(tmp_path / "game.gif")]) == 0
     gif = Image.open(tmp_path / "game.gif")
     assert gif.n_frames == len(rec.actions) + 1

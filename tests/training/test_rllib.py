@@ -58,7 +58,7 @@ def test_multi_agent_env_delivers_every_reward(env_id):
 
 
 def test_observation_space_is_what_the_masking_module_reads():
-    env = BaralhoMultiAgentEnv({"env_id": "rodizio_v0"})
+    env = BaralhoMultiAgentEnv({"env_id": "rodizio_v1"})
     space = env.observation_spaces["player_0"]
     assert set(space.spaces) == {"observations", "action_mask"}
     obs, _ = env.reset(seed=0)
@@ -68,7 +68,7 @@ def test_observation_space_is_what_the_masking_module_reads():
 
 def test_wrapper_counts_an_illegal_action():
     """The counter can fail: an illegal action (let through by illegal_action="penalize") is counted."""
-    env = MaskedObservation(baralho.make("rodizio_v0", illegal_action="penalize"))
+    env = MaskedObservation(baralho.make("rodizio_v1", illegal_action="penalize"))
     env.reset(seed=0)
     mask = env.observe(env.agent_selection)["action_mask"]
     env.step(int(np.flatnonzero(mask == 0)[0]))
@@ -76,7 +76,7 @@ def test_wrapper_counts_an_illegal_action():
 
 
 def test_illegal_action_stops_the_multi_agent_env():
-    env = BaralhoMultiAgentEnv({"env_id": "chuche_v0"})
+    env = BaralhoMultiAgentEnv({"env_id": "chuche_v1"})
     obs, _ = env.reset(seed=0)
     ((agent, agent_obs),) = obs.items()
     with pytest.raises(ValueError, match="illegal action"):
@@ -87,7 +87,7 @@ def test_bad_env_config_is_refused_before_ray_starts(tmp_path):
     with pytest.raises(ValueError, match="unknown env id"):
         train(RLlibConfig(env_id="poker_v0", out=str(tmp_path)))
     with pytest.raises(baralho.ConfigError):
-        train(RLlibConfig(env_id="rodizio_v0", env_config={"num_players": 9}, out=str(tmp_path)))
+        train(RLlibConfig(env_id="rodizio_v1", env_config={"num_players": 9}, out=str(tmp_path)))
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ class Scripted:
 def with_position(env: SingleAgentEnv, stacks, piles, seat=0):
     game = env.game
     state = game.position(stacks, piles, seat=seat)
-    env.aec.unwrapped.state = state
+    env.aec.unwrapped.game_state = state
     env.aec.unwrapped._acting = seat
     env.aec.unwrapped._mask = None
     env.aec.agent_selection = f"player_{seat}"
@@ -43,7 +43,7 @@ def test_terminal_reward_reaches_the_learner_when_the_comilao_ends_the_game():
     # 2 players: learner (seat 0) serves, the opponent serves, then the Comilão
     # eats the card that leaves 3 in the centre: the game ends on a move that
     # is not the learner's, and the learner's step must still return its reward.
-    env = SingleAgentEnv("rodizio_v0", opponents=[Scripted([2])], seat=0)
+    env = SingleAgentEnv("rodizio_v1", opponents=[Scripted([2])], seat=0)
     env.reset(seed=0)
     P = 17
     # centre: [12] [16, 14] [P, 9]. Learner serves plate 0: 12 over 14, eats 14 (4 left).
@@ -51,7 +51,7 @@ def test_terminal_reward_reaches_the_learner_when_the_comilao_ends_the_game():
     # the plaquinha plate [16, 12, P]: 16 lands alone on plate 1 and is eaten: 3 left.
     with_position(env, [[12], [16, 14], [P, 9]], [[0, 1, 2], [3, 4, 5], [6, 7, 8, 10]])
     obs, reward, terminated, truncated, _ = env.step(0)
-    state = env.aec.unwrapped.state
+    state = env.aec.unwrapped.game_state
     assert terminated and not truncated
     assert state.eaten[0][-1] == 14 and state.eaten[2][-1] == 16, "the Comilão made the last eat"
     assert reward == state.final[0] != 0
@@ -59,17 +59,17 @@ def test_terminal_reward_reaches_the_learner_when_the_comilao_ends_the_game():
 
 
 def test_terminal_reward_when_the_learner_ends_the_game():
-    env = SingleAgentEnv("rodizio_v0", opponents=["random"], seat=0, num_players=3)
+    env = SingleAgentEnv("rodizio_v1", opponents=["random"], seat=0, num_players=3)
     env.reset(seed=0)
     P = 17
     with_position(env, [[16], [P, 14], [12]], [[9], [10, 8], [0, 1, 2, 3, 4, 5, 6, 7]])
     _, reward, terminated, _, _ = env.step(0)
-    assert terminated and reward == env.aec.unwrapped.state.final[0]
+    assert terminated and reward == env.aec.unwrapped.game_state.final[0]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 5])
 def test_episode_rewards_sum_to_the_learners_return(num_players):
-    env = SingleAgentEnv("rodizio_v0", opponents=["random", "heuristic"], num_players=num_players)
+    env = SingleAgentEnv("rodizio_v1", opponents=["random", "heuristic"], num_players=num_players)
     rng = np.random.default_rng(0)
     seats = set()
     for ep in range(40):
@@ -81,13 +81,13 @@ def test_episode_rewards_sum_to_the_learners_return(num_players):
             mask = env.action_masks()
             obs, r, done, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
             total += r
-        returns = env.game.returns(env.aec.unwrapped.state)
+        returns = env.game.returns(env.aec.unwrapped.game_state)
         assert total == returns[info["seat"]]
     assert seats == set(range(num_players))          # the learner's seat is drawn each episode
 
 
 def test_step_after_the_end_is_refused():
-    env = SingleAgentEnv("rodizio_v0", opponents=["random"], seat=1)
+    env = SingleAgentEnv("rodizio_v1", opponents=["random"], seat=1)
     env.reset(seed=3)
     done = False
     while not done:
@@ -98,9 +98,9 @@ def test_step_after_the_end_is_refused():
 
 def test_bad_seat_and_empty_pool_are_refused():
     with pytest.raises(ValueError, match="seat"):
-        SingleAgentEnv("rodizio_v0", seat=2)
+        SingleAgentEnv("rodizio_v1", seat=2)
     with pytest.raises(ValueError, match="opponent"):
-        SingleAgentEnv("rodizio_v0", opponents=[])
+        SingleAgentEnv("rodizio_v1", opponents=[])
 
 
 @pytest.mark.parametrize("env_id", baralho.ENV_IDS)
@@ -114,7 +114,7 @@ def test_gymnasium_checker_and_registered_id(env_id):
 def test_tiny_training_run_end_to_end(tmp_path):
     from baralho.training.train import TrainConfig, train
 
-    out = train(TrainConfig(env_id="rodizio_v0", timesteps=256, n_envs=1, n_steps=128, batch_size=64,
+    out = train(TrainConfig(env_id="rodizio_v1", timesteps=256, n_envs=1, n_steps=128, batch_size=64,
                             n_epochs=1, eval_every=128, eval_games=4, snapshot_every=128,
                             net_arch=(16,), out=str(tmp_path), progress_bar=False))
     curve = json.loads((out / "curve.json").read_text())["curve"]
@@ -123,8 +123,8 @@ def test_tiny_training_run_end_to_end(tmp_path):
     assert list((out / "pool").glob("snapshot_*.zip"))
     from baralho.agents import make_agent
 
-    agent = make_agent(f"ppo:{out / 'final.zip'}", "rodizio_v0")
-    env = baralho.make("rodizio_v0")
+    agent = make_agent(f"ppo:{out / 'final.zip'}", "rodizio_v1")
+    env = baralho.make("rodizio_v1")
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs, env.agent_selection)]

@@ -25,11 +25,11 @@ def small_model(env_id: str, net_arch=(64, 64)):
 
 
 def test_returns_are_the_learners_game_returns():
-    env = SingleAgentEnv("chuche_v0", opponents=["random", "heuristic"])
-    demos = collect(env, make_agent("heuristic", "chuche_v0"), steps=600, gamma=1.0, seed=3)
+    env = SingleAgentEnv("chuche_v1", opponents=["random", "heuristic"])
+    demos = collect(env, make_agent("heuristic", "chuche_v1"), steps=600, gamma=1.0, seed=3)
     assert len(demos) == 600 and demos.observations.shape == (600, env.observation_space.shape[0])
     assert demos.masks[np.arange(len(demos)), demos.actions].all(), "every recorded action is legal"
-    teacher = make_agent("heuristic", "chuche_v0")
+    teacher = make_agent("heuristic", "chuche_v1")
     for episode in np.unique(demos.episodes):
         rows = np.flatnonzero(demos.episodes == episode)
         # replay the episode from its seeds with the teacher, to its end (the last one was cut
@@ -43,7 +43,7 @@ def test_returns_are_the_learners_game_returns():
             done = env.step(played[-1])[2]
         assert played[:len(rows)] == demos.actions[rows].tolist()
         assert len(rows) == len(played) or episode == demos.episodes[-1], "only the last episode is cut"
-        final = env.game.returns(env.aec.unwrapped.state)[int(env.learner.split("_")[1])]
+        final = env.game.returns(env.aec.unwrapped.game_state)[int(env.learner.split("_")[1])]
         assert np.allclose(demos.returns[rows], final)
 
 
@@ -71,7 +71,7 @@ def collect_by_lists(env, teacher, steps: int, seed: int, gamma: float):
             np.asarray(returns, np.float32))
 
 
-@pytest.mark.parametrize("env_id, steps", [("chuche_v0", 700), ("rodizio_v0", 301)])
+@pytest.mark.parametrize("env_id, steps", [("chuche_v1", 700), ("rodizio_v1", 301)])
 def test_exactly_steps_decisions_in_one_block_of_that_size(env_id, steps):
     env = SingleAgentEnv(env_id, opponents=["random", "heuristic"])
     demos = collect(env, make_agent("heuristic", env_id, seed=1), steps=steps, gamma=0.99, seed=5)
@@ -92,13 +92,13 @@ def test_exactly_steps_decisions_in_one_block_of_that_size(env_id, steps):
 
 
 def test_an_episode_past_the_games_bound_is_an_error(monkeypatch):
-    env = SingleAgentEnv("chuche_v0", opponents=["random"])
+    env = SingleAgentEnv("chuche_v1", opponents=["random"])
     monkeypatch.setattr(env.game, "max_decisions", 3)   # a Chuche game takes dozens of the learner's decisions
     with pytest.raises(RuntimeError, match="bound of 3 decisions"):
-        collect(env, make_agent("heuristic", "chuche_v0"), steps=1, gamma=0.99, seed=0)
+        collect(env, make_agent("heuristic", "chuche_v1"), steps=1, gamma=0.99, seed=0)
 
 
-@pytest.mark.parametrize("env_id", ["chuche_v0", "roda_de_samba_v0"])
+@pytest.mark.parametrize("env_id", ["chuche_v1", "roda_de_samba_v1"])
 def test_fit_raises_agreement_with_the_heuristic(env_id):
     model = small_model(env_id)
     env = SingleAgentEnv(env_id, opponents=["random", "heuristic"])
@@ -115,8 +115,8 @@ def test_fit_raises_agreement_with_the_heuristic(env_id):
 
 
 def test_fine_tuning_settings_apply_only_with_a_warm_start():
-    plain = config_for("scala40_v0")
-    warm = config_for("scala40_v0", "heuristic", learning_rate=5e-5, timesteps=None)
+    plain = config_for("scala40_v1")
+    warm = config_for("scala40_v1", "heuristic", learning_rate=5e-5, timesteps=None)
     assert plain.ent_coef == TrainConfig.ent_coef and plain.opponent_weights is None
     assert warm.ent_coef == FINE_TUNING["ent_coef"] and warm.clip_range == FINE_TUNING["clip_range"]
     assert warm.learning_rate == 5e-5, "a flag beats the fine-tuning default"
@@ -126,10 +126,10 @@ def test_fine_tuning_settings_apply_only_with_a_warm_start():
 def test_a_games_own_fine_tuning_settings_win(monkeypatch):
     import baralho.training.train as t
 
-    monkeypatch.setitem(t.DEFAULTS, "chuche_v0", dict(n_steps=512, fine_tuning=dict(ent_coef=0.002)))
-    cfg = config_for("chuche_v0", "heuristic")
+    monkeypatch.setitem(t.DEFAULTS, "chuche_v1", dict(n_steps=512, fine_tuning=dict(ent_coef=0.002)))
+    cfg = config_for("chuche_v1", "heuristic")
     assert (cfg.n_steps, cfg.ent_coef, cfg.learning_rate) == (512, 0.002, FINE_TUNING["learning_rate"])
-    assert config_for("chuche_v0").ent_coef == TrainConfig.ent_coef
+    assert config_for("chuche_v1").ent_coef == TrainConfig.ent_coef
 
 
 @pytest.mark.parametrize("bad", [dict(warm_start_steps=0), dict(warm_start_epochs=-1),
@@ -148,7 +148,7 @@ def test_bad_settings_are_refused(bad):
 ])
 def test_cli_refuses_bad_warm_start_flags(flags, message, capsys):
     with pytest.raises(SystemExit) as exit_:
-        main(["train", "rodizio_v0", *flags])
+        main(["train", "rodizio_v1", *flags])
     assert exit_.value.code == 2 and message in capsys.readouterr().err
 
 
@@ -164,7 +164,7 @@ def test_cli_passes_the_warm_start_flags(monkeypatch, tmp_path):
         return tmp_path
 
     monkeypatch.setattr(t, "train", fake_train)
-    assert main(["train", "rodizio_v0", "--warm-start", "heuristic", "--warm-start-steps", "5000",
+    assert main(["train", "rodizio_v1", "--warm-start", "heuristic", "--warm-start-steps", "5000",
                  "--warm-start-epochs", "3", "--ent-coef", "0.001", "--quiet"]) == 0
     cfg = seen["cfg"]
     assert (cfg.warm_start, cfg.warm_start_steps, cfg.warm_start_epochs) == ("heuristic", 5000, 3)
@@ -172,7 +172,7 @@ def test_cli_passes_the_warm_start_flags(monkeypatch, tmp_path):
 
 
 def test_tiny_training_run_with_a_warm_start(tmp_path):
-    out = train(TrainConfig(env_id="rodizio_v0", timesteps=128, n_envs=1, n_steps=128, batch_size=64,
+    out = train(TrainConfig(env_id="rodizio_v1", timesteps=128, n_envs=1, n_steps=128, batch_size=64,
                             n_epochs=1, eval_every=128, eval_games=4, snapshot_every=128, net_arch=(16,),
                             warm_start="heuristic", warm_start_steps=300, warm_start_epochs=2,
                             out=str(tmp_path), progress_bar=False))

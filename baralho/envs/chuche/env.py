@@ -1,6 +1,6 @@
 """Chuche: a sum-to-target fishing game with action cards played in and out of turn.
 
-| Import             | `from baralho.envs import chuche_v0`                       |
+| Import             | `from baralho.envs import chuche_v1`                       |
 |--------------------|------------------------------------------------------------|
 | Actions            | Discrete(124)                                              |
 | Parallel API       | No                                                         |

@@ -8,7 +8,7 @@ from typing import Literal
 
 from baralho.core.config import ConfigError, check_player_count
 
-ENV_ID = "chuche_v0"
+ENV_ID = "chuche_v1"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Roda de Samba — build the most famous roda de samba.
 
-| Import             | `from baralho.envs import roda_de_samba_v0`                     |
+| Import             | `from baralho.envs import roda_de_samba_v1`                     |
 |--------------------|------------------------------------------------------------------|
 | Actions            | Discrete(135) with the default deck (depends on the card list)   |
 | Parallel API       | No                                                               |

@@ -46,7 +46,7 @@ from baralho.envs.roda_de_samba.view import (
     View,
 )
 
-ENV_ID = "roda_de_samba_v0"
+ENV_ID = "roda_de_samba_v1"
 HAND_SIZE = 5
 #: decisions in one turn at most: draw 1, lay 4 + place 1, call 1, `!baixa` 4 + 1, discard 1, reserve 1
 TURN_DECISIONS = 1 + (MAX_GROUP + 1) + 1 + (MAX_GROUP + 1) + 1 + 1

@@ -1,6 +1,6 @@
 """Rodízio — a sowing game where the **second** highest pizza total wins.
 
-| Import               | `from baralho.envs import rodizio_v0` or `baralho.make("rodizio_v0")` |
+| Import               | `from baralho.envs import rodizio_v1` or `baralho.make("rodizio_v1")` |
 |----------------------|------------------------------------------------------------------------|
 | Actions              | Discrete(18)                                                           |
 | Parallel API         | No                                                                     |

@@ -23,7 +23,7 @@ from baralho.core.config import check_player_count
 from baralho.core.spaces import ObsLayout
 from baralho.envs.rodizio import cards as C
 
-ENV_ID = "rodizio_v0"
+ENV_ID = "rodizio_v1"
 
 # Actions: 0..2 serve plate p; 3..17 eat the card at depth d (0 = top) of the
 # plate being eaten from, after an Escolha Livre pepper.

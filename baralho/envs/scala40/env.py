@@ -1,8 +1,8 @@
-"""Scala 40 (scala40_v0): the Italian rummy for 2–5 players, with the MegaJogos (Brazil) rules.
+"""Scala 40 (scala40_v1): the Italian rummy for 2–5 players, with the MegaJogos (Brazil) rules.
 
 | | |
 |---|---|
-| Import | `from baralho.envs import scala40_v0` |
+| Import | `from baralho.envs import scala40_v1` |
 | Actions | Discrete(274) |
 | Parallel API | No |
 | Manual control | No |

@@ -55,7 +55,7 @@ from baralho.envs.scala40.observation import (
 )
 from baralho.envs.scala40.render import describe, render
 
-ENV_ID = "scala40_v0"
+ENV_ID = "scala40_v1"
 HAND_SIZE = 13
 ELIMINATION = 100          # a total above this eliminates the player
 ROUNDS_PER_HAND = 20       # a hand lasts at most 20 turns per player; then it ends with no one closing
