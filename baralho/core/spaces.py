@@ -1,8 +1,8 @@
-"""Observation layouts: one flat float32 vector with named slices.
+"""Observation layouts: one flat vector with named slices and one dtype.
 
 A game declares its observation once::
 
-    layout = ObsLayout()
+    layout = ObsLayout(np.int8)
     layout.add("hand", (13,), high=2)
     layout.add("table_top", (52,), high=1)
     layout.freeze()
@@ -10,6 +10,12 @@ A game declares its observation once::
 and then writes into ``obs[layout["hand"]]``; researchers read the same names
 back with :meth:`ObsLayout.decode`. The layout also builds the gymnasium Box,
 so bounds are stated in one place and ``Box.contains`` checks them.
+
+The dtype is the game's choice, stated in its env docstring. Where every value
+is a small integer (counts, ids, flags, points) an integer dtype, as
+PettingZoo's board games use, cuts buffers and the data moved between workers
+by 4x (int8) or 2x (int16) against float32; ``freeze`` refuses bounds the dtype
+cannot hold. Learners cast to float themselves (SB3 and the trainer do).
 """
 
 from __future__ import annotations
@@ -32,9 +38,10 @@ class Field:
 
 
 class ObsLayout:
-    """Named, bounded slices of a flat ``float32`` observation vector."""
+    """Named, bounded slices of a flat observation vector of one ``dtype``."""
 
-    def __init__(self) -> None:
+    def __init__(self, dtype: type = np.float32) -> None:
+        self.dtype = np.dtype(dtype)
         self.fields: dict[str, Field] = {}
         self.size = 0
         self._frozen = False
@@ -54,8 +61,14 @@ class ObsLayout:
 
     def freeze(self) -> ObsLayout:
         self._frozen = True
-        self.low = np.zeros(self.size, np.float32)
-        self.high = np.zeros(self.size, np.float32)
+        if self.dtype.kind in "iu":
+            info = np.iinfo(self.dtype)
+            for f in self.fields.values():
+                if not (info.min <= f.low <= f.high <= info.max) or f.low != int(f.low) or f.high != int(f.high):
+                    raise ValueError(f"observation field {f.name!r}: bounds [{f.low:g}, {f.high:g}] "
+                                     f"are not {self.dtype} integers")
+        self.low = np.zeros(self.size, self.dtype)
+        self.high = np.zeros(self.size, self.dtype)
         for f in self.fields.values():
             self.low[f.start:f.stop] = f.low
             self.high[f.start:f.stop] = f.high
@@ -66,10 +79,10 @@ class ObsLayout:
         return slice(f.start, f.stop)
 
     def box(self) -> spaces.Box:
-        return spaces.Box(self.low, self.high, dtype=np.float32)
+        return spaces.Box(self.low, self.high, dtype=self.dtype)
 
     def zeros(self) -> np.ndarray:
-        return np.zeros(self.size, np.float32)
+        return np.zeros(self.size, self.dtype)
 
     def decode(self, obs: np.ndarray, names: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
         """Views of ``obs`` by field name, each in its declared shape; only ``names`` when
