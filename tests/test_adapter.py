@@ -67,7 +67,6 @@ def test_illegal_action_names_agent_action_and_legal_ones_and_changes_nothing():
     env = fresh(num_players=3)
     s = env.unwrapped.game_state
     s.stacks = [[16, 17], [14], [12, 10, 9, 8, 6, 5, 4, 3, 2, 1, 0, 7, 11, 13, 15]]
-    env.unwrapped.game._encode(s)
     env.unwrapped._mask = None
     before = s.copy()
     with pytest.raises(ValueError) as err:

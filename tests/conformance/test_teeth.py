@@ -77,7 +77,6 @@ def test_hidden_information_check_catches_a_resample_that_reads_the_truth():
                 k = len(t.eaten[w])
                 t.eaten[w], pos = pool[pos:pos + k], pos + k
                 t.totals[w] = sum(baralho.envs.rodizio.cards.VALUE[c] for c in t.eaten[w])
-            game._encode(t)
             return t
 
     states = positions("rodizio_v1", dict(num_players=3, memory="none"), games=5, seed=1)

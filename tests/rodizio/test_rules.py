@@ -187,15 +187,25 @@ def test_comilao_ignores_both_plaquinha_restrictions():
     assert s.eaten[2] == [12]
 
 
-def test_comilao_escolha_livre_takes_the_highest_pizza():
+def test_comilao_does_no_pepper_action_on_an_escolha_livre():
+    """v1: the Comilão eats one pizza by the normal rule ("Em seguida, ele 'come' uma pizza")."""
     g = game(num_players=2, spicy=True)
     s = table(g, [[13, 9, P], [16, 14], [10, 0]], seat=1, filler=0)
     g.apply(s, 2)                  # player_1: 0 -> plate 0, 10 -> plate 1 over 14: eats 14
     assert s.eaten[1] == [14]
     # Comilão serves plate 0 [13, 9, P, 0]: 0 -> 1, P -> 2, 9 -> 0, 13 -> 1; 13 shows
-    # Escolha Livre, plate 1 is [16, 10, 0, 13]: decision, it takes the highest, 16
-    assert s.eaten[2] == [16] and s.stacks == [[9], [10, 0, 13], [P]]
+    # Escolha Livre, plate 1 is [16, 10, 0, 13]: no choice, it eats 0, just below 13
+    assert s.eaten[2] == [0] and s.stacks == [[9], [16, 10, 13], [P]]
     assert s.pending == -1 and s.seat == 0
+
+
+def test_comilao_does_no_pepper_action_on_a_dupla_acao():
+    g = game(num_players=2, spicy=True)
+    s = table(g, [[15, 9, P], [16, 14], [10, 0]], seat=1, filler=0)
+    g.apply(s, 2)                  # player_1: 0 -> plate 0, 10 -> plate 1 over 14: eats 14
+    # Comilão serves [15, 9, P, 0]: 0 -> 1, P -> 2, 9 -> 0, 15 (Dupla) -> 1 over 0:
+    # one eat only, the 0 below it (a Dupla would also have eaten the 10)
+    assert s.eaten[2] == [0] and s.stacks == [[9], [16, 10, 15], [P]]
 
 
 # ---------------------------------------------------------------- end and winner
@@ -225,10 +235,14 @@ def test_second_highest_total_wins(totals, winners):
     assert g.winners(totals) == winners
 
 
-def test_comilao_alone_second_means_everyone_loses():
+def test_comilao_second_means_everyone_loses():
     g = game(num_players=2)
     assert g.winners([12, 3, 9]) == set()            # Comilão (index 2) holds 9, second
-    assert g.winners([12, 9, 9]) == {1}              # tied with a player: the player still wins
+    # v1: "Se o Comilão tiver a segunda maior soma, todos os jogadores perdem", tie or not
+    assert g.winners([12, 9, 9]) == set()
+    assert g.winners([9, 12, 9]) == set()
+    assert g.winners([12, 9, 3]) == {1}              # the Comilão third: the second player wins
+    assert g.winners([3, 9, 12]) == {1}              # the Comilão first does not stop the second
 
 
 def test_rewards_at_the_end_through_the_env():
@@ -252,6 +266,19 @@ def test_turn_bound_ends_the_game_and_scores_it():
         g.apply(s, int(np.flatnonzero(g.legal_mask(s))[0]))
     assert s.round == 1 and sum(map(len, s.stacks)) > 3
     assert s.final == [1.0 if i in g.winners(s.totals) else -1.0 for i in range(3)]
+
+
+@pytest.mark.parametrize("bound", [255, 256, 257, 1000])
+def test_every_accepted_bound_plays_to_its_end(bound):
+    """v0 crashed at round 256 (a packed-number table of 256 entries)."""
+    g = game(num_players=3, max_rounds=bound)
+    s = table(g, [[16, 14, 12, 11, 10], [9, P, 8, 7, 6], [5, 4, 3, 2, 1]], round=bound - 2)
+    while not g.is_over(s):
+        obs = g.obs_layout.decode(g.observe(s, s.seat))
+        assert obs["round"][0] == s.round and obs["rounds_left"][0] == bound - s.round
+        g.apply(s, int(np.flatnonzero(g.legal_mask(s))[0]))
+        g.check_invariants(s)
+    assert s.round == bound and sum(map(len, s.stacks)) > 3      # ended by the bound
 
 
 def test_a_game_that_never_eats_ends_at_the_bound():

@@ -8,7 +8,7 @@
 | Agents               | `agents = ['player_0', …, 'player_{n-1}']`, n = 2…5                    |
 | Action shape         | (1,)                                                                   |
 | Action values        | [0, 17]                                                                |
-| Observation shape    | Dict: `observation` float32 (2 players: 299, grows with n), `action_mask` int8 (18,) |
+| Observation shape    | Dict: `observation` int16 (298, 299, 320, 341 for 2–5 players), `action_mask` int8 (18,) |
 | Observation values   | see the layout below                                                   |
 
 Three plates hold stacks of pizza cards and the plaquinha. On your turn you
@@ -17,7 +17,8 @@ plate clockwise starting with the next; then you eat the card just below the
 last card dealt (or that card, when it is alone). A plate topped by the
 plaquinha cannot be served, and serving a stack that held the plaquinha eats
 nothing. With 2 players the Comilão, an automatic eater, plays after you both
-(it is not an agent). The game ends when 3 cards remain in the centre; the
+(it is not an agent) and eats one pizza by the normal rule. The game ends
+when 3 cards remain in the centre; the
 player(s) with the **second** highest total win. Every rule, its test, and our
 decisions: ``baralho/envs/rodizio/RULES.md``.
 
@@ -30,9 +31,11 @@ decisions: ``baralho/envs/rodizio/RULES.md``.
 
 ### Observation space
 
-`observation` is a flat float32 vector; `env.unwrapped.game.obs_layout.decode(obs)`
+`observation` is a flat int16 vector; `env.unwrapped.game.obs_layout.decode(obs)`
 returns it by name. Eaters are seat-relative: the observer first, the other
-players in play order, the Comilão last (2 players).
+players in play order, the Comilão last (2 players). Every value is a small
+integer; int16 because round counts reach 1000 (`max_rounds`), half of
+float32's memory (learners cast to float).
 
 | name | shape | meaning |
 |---|---|---|
@@ -43,8 +46,10 @@ players in play order, the Comilão last (2 players).
 | `eaten_total` | (e,) | value of every eater's pile (own always; others only with `memory="perfect"`) |
 | `to_act` | (e,) | one-hot: who acts now |
 | `pending` | (3,) | one-hot: the plate of a pending Escolha Livre choice |
+| `position` | (n,) | one-hot: the observer's place in the turn order (seat 0 plays first every round) |
 | `round` | (1,) | completed rounds |
-| `flags` | (2,) | spicy mode, perfect memory |
+| `rounds_left` | (1,) | rounds before the turn bound ends the game, this one included |
+| `flags` | (3,) | spicy mode, perfect memory, the Comilão plays (2 players) |
 
 `action_mask` is the legal mask for the acting agent and all zeros for the others.
 
@@ -52,8 +57,8 @@ players in play order, the Comilão last (2 players).
 
 At the end: +1 to every player holding the second highest total (distinct
 totals: with totals 10, 10, 5 the player with 5 wins), −1 to every other player.
-If the Comilão alone holds the second total, or all totals are equal, everyone
-gets −1. No intermediate rewards.
+If the Comilão holds the second total (alone or tied with a player), or all
+totals are equal, everyone gets −1. No intermediate rewards.
 
 ### Config
 
@@ -69,6 +74,12 @@ Adapter options: `render_mode` ("ansi", "human"), `render_view` ("current",
 
 ### Version history
 
+* v1: the Comilão eats one pizza by the normal rule and does no pepper action
+  (v0 played its Escolha Livre and Dupla Ação); if the Comilão's total is the
+  second highest every player loses, also when a player ties with it (v0: the
+  tied player won); every `max_rounds` in 1..1000 plays (v0 crashed at round
+  256). Observation: int16 (was float32), and new fields `position`,
+  `rounds_left` and the Comilão flag (`flags` has 3 cells).
 * v0: initial release.
 """
 
