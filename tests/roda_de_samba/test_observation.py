@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import baralho
-from baralho.envs.roda_de_samba.reference import check_observation
+from baralho.envs.roda_de_samba.checks import check_observation
 
 from .helpers import do, game_for, kind, sambista, table
 
@@ -94,7 +94,7 @@ def test_a_corrupted_state_fails_the_invariants(how):
 def test_a_stale_observation_fails_the_observation_check():
     g = game_for(2)
     s = table(g, hands={0: ["violao 1"]})
-    s.obs[g.view.o_deck_size] += 1
+    s.obs[g.encoder.o_deck_size] += 1
     with pytest.raises(AssertionError, match="deck_size"):
         check_observation(g, s)
 

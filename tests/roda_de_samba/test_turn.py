@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.envs.roda_de_samba.view import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PLACE, PH_RESERVE
+from baralho.envs.roda_de_samba.actions import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PLACE, PH_RESERVE
 
 from .helpers import check, do, game_for, kind, legal, sambista, table
 
@@ -127,7 +127,7 @@ def test_malandro_reserves_one_sambista_and_a_second_one_swaps():
     assert s.row[1] == sambista(g, "Noel Rosa")  # refilled from the deck top
     # next turn of seat 0: a second malandro swaps the reserved one with an open sambista
     s.player, s.phase = 0, PH_DISCARD
-    s.obs = g.view.rebuild(s)
+    s.obs = g.encoder.rebuild(s)
     do(g, s, "discard a malandro onto the mao pile", "reserve open sambista 1")
     assert s.reserved[0] == sambista(g, "Cartola") and s.row[0] == sambista(g, "Donga")
     check(g, s)
@@ -154,7 +154,7 @@ def test_no_draw_possible_skips_the_draw():
     g = game_for()
     s = table(g, hands={0: ["violao 1"]}, park=1, phase=PH_LAY)
     s.end_triggered = True  # the deck is empty
-    s.obs = g.view.rebuild(s)
+    s.obs = g.encoder.rebuild(s)
     do(g, s, "lay violao 1", "place on space 1")  # empty hand: no discard, no pile appears
     assert s.player == 1 and s.phase == PH_LAY  # nothing to draw: straight to laying
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.envs.roda_de_samba.cards import REQ_INSTRUMENT, requirements_met
-from baralho.envs.roda_de_samba.view import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE, SPACES
+from baralho.envs.roda_de_samba.actions import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE
+from baralho.envs.roda_de_samba.cards import REQ_INSTRUMENT, SPACES, requirements_met
 
 _DRAW_VALUE = 2.6  # what two unknown cards from the deck are worth to us, roughly
 
@@ -24,7 +24,7 @@ class RodaDeSambaHeuristic:
         self.deck = d = game.deck
         self.rng = np.random.default_rng(seed)
         self.kind_inst = list(d.kind_inst)
-        self.kind_numidx = [game.view.num_index.get(x, -1) for x in d.kind_number]
+        self.kind_numidx = [game.encoder.num_index.get(x, -1) for x in d.kind_number]
         self.NI = len(d.inst_names)
         self._num_bits = 1 << np.arange(game.obs_layout.fields["space_numbers"].shape[-1], dtype=np.int64)
 

@@ -18,8 +18,8 @@ from functools import cache
 import numpy as np
 
 from baralho.core.picture import CARD, INK, Canvas
-from baralho.envs.roda_de_samba.cards import BANG_ACTIONS
-from baralho.envs.roda_de_samba.view import PHASES, SPACES
+from baralho.envs.roda_de_samba.actions import PHASES
+from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, SPACES
 
 # family colours by colour index (corda, mao, baqueta, criativos in the default deck); more cycle
 FAMILY = ((150, 95, 40), (222, 120, 20), (40, 90, 175), (135, 60, 155), (20, 140, 125), (185, 45, 95))

@@ -1,4 +1,5 @@
-"""What a player sees: the observation layout, its incremental base vector, text.
+"""What a player sees: the observation layout, its incremental base vector, and
+``resample_hidden`` (a state consistent with what a player sees).
 
 The state keeps ONE float32 *base* vector with every public fact in absolute
 seats plus every hand (``hands``). ``observe(state, p)`` is a single gather,
@@ -14,13 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.core.spaces import ObsLayout
-from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, Deck
-
-SPACES = 10  # spaces around a roda; space 9 neighbours space 0
-ROW = 4  # open sambistas
-MAX_GROUP = 4  # pair, trio, quartet
-PHASES = ("draw", "lay", "place", "call", "pile", "discard", "reserve")
-PH_DRAW, PH_LAY, PH_PLACE, PH_CALL, PH_PILE, PH_DISCARD, PH_RESERVE = range(len(PHASES))
+from baralho.envs.roda_de_samba.actions import PHASES
+from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, ROW, SPACES, Deck
 
 # per-player fields (shape (n, ...)): rotated so the observer is row 0
 PER_PLAYER = ("current", "hand_size", "known", "space_instrument", "space_colour", "space_numbers",
@@ -34,7 +30,7 @@ def fame_bounds(deck: Deck) -> tuple[int, int]:
     return -2 * SPACES, stars + bonus
 
 
-class View:
+class Encoder:
     """The observation layout of one game config and the base-vector offsets."""
 
     def __init__(self, deck: Deck, n: int, max_rounds: int) -> None:
@@ -198,60 +194,27 @@ class View:
         b[self.o_cards_laid:self.o_cards_laid + n] = s.laid_total
         return b
 
-    # ------------------------------------------------------------------- text
-    def render(self, s, player: int | None) -> str:
-        d, n = self.deck, self.n
-        lines = [f"Roda de Samba  round {s.round}  deck {len(s.deck)}  sambista deck {len(s.samb_deck)}"
-                 + ("  (last round)" if s.end_triggered else "") + ("  GAME OVER" if s.over else "")]
-        row = ", ".join(self.sambista_text(sid) if sid >= 0 else "—" for sid in s.row)
-        lines.append(f"open sambistas: {row}")
-        for c, col in enumerate(d.colours):
-            cards = self.cards_text(s.piles[c])
-            lines.append(f"pile {col}: {cards or '—'}")
-        for p in range(n):
-            roda = d.rodas[p % len(d.rodas)][0]
-            mark = "*" if p == s.player else " "
-            lines.append(f"{mark}player_{p} [{roda}]  fame {s.fame[p]}  atravessados {s.atrav[p]}  "
-                         f"laid {s.laid_total[p]}")
-            spaces = []
-            for sp in range(SPACES):
-                inst = s.space_inst[p][sp]
-                if inst < 0:
-                    spaces.append(f"{sp + 1}:—")
-                    continue
-                nums = [str(d.kind_number[k]) for k in range(d.num_inst_kinds)
-                        if d.kind_inst[k] == inst for _ in range(s.laid[p][k])]
-                shown = d.inst_names[inst] + (f"[{','.join(nums)}]" if not d.inst_coringa[inst] else
-                                              f"x{s.space_count[p][sp]}")
-                spaces.append(f"{sp + 1}:{shown}")
-            lines.append("   roda: " + " ".join(spaces))
-            called = ", ".join(d.sambistas[i].name for i in s.called[p]) or "—"
-            lines.append(f"   sambistas (top last): {called}")
-            if s.reserved[p] >= 0:
-                lines.append(f"   reserved: {self.sambista_text(s.reserved[p])}")
-            if player is None or player == p:
-                lines.append(f"   hand: {self.cards_text(s.hands[p]) or '—'}")
-            else:
-                known = self.cards_text(s.known[p])
-                lines.append(f"   hand: {s.hand_size[p]} cards" + (f" (known: {known})" if known else ""))
-        if s.selected:
-            lines.append("laying: " + ", ".join(d.kind_name(k) for k in s.selected))
-        if not s.over:
-            lines.append(f"to act: player_{s.player} ({PHASES[s.phase]}"
-                         + (f", !{BANG_ACTIONS[s.bang]}" if s.bang >= 0 else "") + ")")
-        return "\n".join(lines)
 
-    def cards_text(self, counts) -> str:
-        return ", ".join(self.deck.kind_name(k) + (f" x{c}" if c > 1 else "")
-                         for k, c in enumerate(counts) if c)
-
-    def sambista_text(self, sid: int) -> str:
-        sb = self.deck.sambistas[sid]
-        req = " ".join(self.deck.token_name(t) for t in sb.requires)
-        if sb.brings >= 0:
-            ben = f" +{self.deck.inst_names[sb.brings]}"
-        elif sb.bang >= 0:
-            ben = f" !{BANG_ACTIONS[sb.bang]}"
-        else:
-            ben = ""
-        return f"{sb.name} ({req}; {sb.stars}★ +{sb.bonus_points}/{self.deck.colours[sb.bonus_colour]}{ben})"
+def resample_hidden(game, s, player: int, rng: np.random.Generator):
+    """Redeal the deck and others' unknown hand cards; reshuffle the sambista deck and the rng."""
+    t = s.copy()
+    n, K = game.num_players, game.K
+    pool = list(t.deck)
+    for q in range(n):
+        if q != player:
+            for k in range(K):
+                pool.extend([k] * (t.hands[q][k] - t.known[q][k]))
+    pool.sort()  # canonical: the draw depends only on what `player` knows, not on the true order
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    for q in range(n):
+        if q != player:
+            hand = list(t.known[q])
+            for _ in range(t.hand_size[q] - sum(hand)):
+                hand[pool.pop()] += 1
+            t.hands[q] = hand
+    t.deck = pool
+    samb = sorted(t.samb_deck)
+    t.samb_deck = [samb[i] for i in rng.permutation(len(samb))]
+    t.rng_seed = int(rng.integers(2**63))
+    t.obs = game.encoder.rebuild(t)
+    return t
