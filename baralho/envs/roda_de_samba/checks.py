@@ -154,6 +154,7 @@ def check_invariants(game, s) -> None:
         sids += s.called[p]
     assert sorted(sids) == list(range(len(d.sambistas))), "sambistas are not each in exactly one place"
     assert len(s.row) == ROW
+    assert not s.samb_top_known or s.samb_deck, "a known top of an empty sambista deck"
     # rodas: spaces agree with the cards laid
     inst_kinds, kind_number = game.inst_kinds, d.kind_number
     for p in range(n):

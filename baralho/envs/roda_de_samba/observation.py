@@ -51,7 +51,9 @@ class Encoder:
             ("deck_size", (1,), 0, total, "instrument deck size"),
             ("piles", (C, K), 0, max(cmax, deck.kind_copies[-1]), "discard pile per colour, count per kind"),
             ("open_row", (ROW, S), 0, 1, "open sambistas, one-hot per slot (all zero: empty slot)"),
-            ("sambista_deck_size", (1,), 0, S, "face-down sambistas"),
+            ("sambista_deck_size", (1,), 0, S, "sambistas in the sambista deck"),
+            ("sambista_deck_top", (S,), 0, 1, "the sambista deck's top when it is known (a malandro swap "
+             "put the old reserved one there, face up), one-hot; all zero: unknown"),
             ("round", (1,), 0, max_rounds, "rounds completed"),
             ("end_triggered", (1,), 0, 1, "the end is triggered: this round is the last"),
             ("current", (n,), 0, 1, "the acting seat"),
@@ -87,6 +89,7 @@ class Encoder:
         self.o_hands, self.o_deck_size, self.o_piles = o["hands"], o["deck_size"], o["piles"]
         self.o_row, self.o_sdeck, self.o_round, self.o_end = o["open_row"], o["sambista_deck_size"], \
             o["round"], o["end_triggered"]
+        self.o_samb_top = o["sambista_deck_top"]
         self.o_current, self.o_hand_size, self.o_known = o["current"], o["hand_size"], o["known"]
         self.o_sp_inst, self.o_sp_col, self.o_sp_num = o["space_instrument"], o["space_colour"], \
             o["space_numbers"]
@@ -159,6 +162,8 @@ class Encoder:
             if sid >= 0:
                 b[self.o_row + i * S + sid] = 1
         b[self.o_sdeck] = len(s.samb_deck)
+        if s.samb_top_known:
+            b[self.o_samb_top + s.samb_deck[-1]] = 1
         b[self.o_round] = s.round
         b[self.o_end] = s.end_triggered
         if s.player >= 0:
@@ -195,16 +200,33 @@ class Encoder:
         return b
 
 
-def resample_hidden(game, s, player: int, rng: np.random.Generator):
-    """Redeal the deck and others' unknown hand cards; reshuffle the sambista deck and the rng."""
-    t = s.copy()
-    n, K = game.num_players, game.K
-    pool = list(t.deck)
-    for q in range(n):
+def _hidden_pool(game, s, player: int) -> list[int]:
+    """The cards ``player`` cannot place: the deck and the others' hand cards not known from piles."""
+    pool = list(s.deck)
+    for q in range(game.num_players):
         if q != player:
-            for k in range(K):
-                pool.extend([k] * (t.hands[q][k] - t.known[q][k]))
-    pool.sort()  # canonical: the draw depends only on what `player` knows, not on the true order
+            for k in range(game.K):
+                pool.extend([k] * (s.hands[q][k] - s.known[q][k]))
+    return pool
+
+
+def has_hidden(game, s, player: int) -> bool:
+    """Whether a resample can change the state: two sambistas in the deck below a known top (or
+    anywhere in it when the top is unknown), or two different unplaced cards and two places for
+    them (each deck position is one place, each other hand with unknown cards one more)."""
+    if len(s.samb_deck) - s.samb_top_known > 1:
+        return True
+    places = len(s.deck) + sum(s.hand_size[q] > sum(s.known[q]) for q in range(game.num_players) if q != player)
+    return places > 1 and len(set(_hidden_pool(game, s, player))) > 1
+
+
+def resample_hidden(game, s, player: int, rng: np.random.Generator):
+    """Redeal the deck and others' unknown hand cards; reshuffle the sambista deck under its
+    known top (a known top stays)."""
+    t = s.copy()
+    n = game.num_players
+    # canonical (sorted): the draw depends only on what `player` knows, not on the true order
+    pool = sorted(_hidden_pool(game, t, player))
     pool = [pool[i] for i in rng.permutation(len(pool))]
     for q in range(n):
         if q != player:
@@ -213,8 +235,8 @@ def resample_hidden(game, s, player: int, rng: np.random.Generator):
                 hand[pool.pop()] += 1
             t.hands[q] = hand
     t.deck = pool
-    samb = sorted(t.samb_deck)
-    t.samb_deck = [samb[i] for i in rng.permutation(len(samb))]
-    t.rng_seed = int(rng.integers(2**63))
+    top = t.samb_deck[-1:] if t.samb_top_known else []
+    samb = sorted(t.samb_deck[:len(t.samb_deck) - len(top)])  # canonical, as the pool
+    t.samb_deck = [samb[i] for i in rng.permutation(len(samb))] + top
     t.obs = game.encoder.rebuild(t)
     return t

@@ -223,7 +223,7 @@ def top_strip(cv: Canvas, game, s, omniscient: bool) -> None:
         hand_card(cv, game, 12, 40, s.deck[-1], omniscient)
     text(cv, 60, 22, f"sambista deck {len(s.samb_deck)}", size=11)
     if s.samb_deck:
-        sambista_card(cv, game, 60, 40, s.samb_deck[-1], omniscient)
+        sambista_card(cv, game, 60, 40, s.samb_deck[-1], omniscient or s.samb_top_known)
     text(cv, 192, 22, "open sambistas", size=11)
     for i, sid in enumerate(s.row):
         x = 192 + 126 * i

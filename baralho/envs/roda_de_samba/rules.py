@@ -44,7 +44,7 @@ from baralho.envs.roda_de_samba.cards import (
     requirements_met,
     tokens_independent,
 )
-from baralho.envs.roda_de_samba.observation import Encoder, resample_hidden
+from baralho.envs.roda_de_samba.observation import Encoder, has_hidden, resample_hidden
 
 ENV_ID = "roda_de_samba_v1"
 HAND_SIZE = 5
@@ -86,11 +86,11 @@ class RodaState:
     called: list[list[int]]  # [seat] sambista ids, top last
     reserved: list[int]  # [seat] sambista id or -1
     row: list[int]  # open sambistas (-1: empty slot)
-    samb_deck: list[int]  # order hidden
+    samb_deck: list[int]  # top = end; order hidden, but for a known top (samb_top_known)
     atrav: list[int]
     fame: list[int]
-    rng_seed: int  # in-state chance (a swapped sambista is shuffled into the deck): hidden, resampled
     obs: np.ndarray  # the base observation vector (observation.py)
+    samb_top_known: bool = False  # samb_deck[-1] is a sambista a malandro swap put there face up
     player: int = 0
     phase: int = PH_DRAW
     bang: int = -1  # the `!` benefit being resolved
@@ -190,8 +190,7 @@ class RodaDeSambaGame(RodaActions):
             space_nums=[[0] * SPACES for _ in range(n)], inst_space=[[-1] * self.I for _ in range(n)],
             laid=[[0] * self.KI for _ in range(n)], laid_total=[0] * n, called=[[] for _ in range(n)],
             reserved=[-1] * n, row=row, samb_deck=samb, atrav=[0] * n, fame=[0] * n,
-            pile_size=[sum(pl) for pl in piles], rng_seed=int(rng.integers(2**63)),
-            obs=np.zeros(0, np.float32), returns=[0.0] * n)
+            pile_size=[sum(pl) for pl in piles], obs=np.zeros(0, np.int16), returns=[0.0] * n)
         s.obs = self.encoder.initial(s)
         return s
 
@@ -209,8 +208,7 @@ class RodaDeSambaGame(RodaActions):
         return s.obs.take(self.encoder.index[player], mode="clip")  # indices are in range: skip the check
 
     def has_hidden(self, s: RodaState, player: int) -> bool:
-        # the in-state chance (rng_seed) is hidden from everyone, always
-        return True
+        return has_hidden(self, s, player)
 
     # ------------------------------------------------------------------ apply
     def apply(self, s: RodaState, action: int):
@@ -417,9 +415,22 @@ class RodaDeSambaGame(RodaActions):
     def _refill(self, s: RodaState, slot: int) -> None:
         o, v, S = s.obs, self.encoder, self.S
         o[v.o_row + slot * S + s.row[slot]] = 0
-        s.row[slot] = s.samb_deck.pop() if s.samb_deck else -1
+        s.row[slot] = self._pop_sambista(s) if s.samb_deck else -1
         if s.row[slot] >= 0:
             o[v.o_row + slot * S + s.row[slot]] = 1
+
+    def _pop_sambista(self, s: RodaState) -> int:
+        """The top of the sambista deck; below it nothing is known."""
+        sid = s.samb_deck.pop()
+        self._set_sambista_top(s, False)
+        return sid
+
+    def _set_sambista_top(self, s: RodaState, known: bool) -> None:
+        o, v = s.obs, self.encoder
+        o[v.o_samb_top:v.o_samb_top + self.S] = 0
+        s.samb_top_known = known
+        if known:
+            o[v.o_samb_top + s.samb_deck[-1]] = 1
         o[v.o_sdeck] = len(s.samb_deck)
 
     def _reserve(self, s: RodaState, p: int, action: int) -> None:
@@ -427,12 +438,10 @@ class RodaDeSambaGame(RodaActions):
         o, v, S = s.obs, self.encoder, self.S
         old = s.reserved[p]
         if action == self.A_RESERVE_TOP:
-            sid = s.samb_deck.pop()
-            if old >= 0:  # back into the deck: shuffled in, so the deck order stays hidden
-                r = np.random.default_rng(s.rng_seed)
-                s.samb_deck.insert(int(r.integers(len(s.samb_deck) + 1)), old)
-                s.rng_seed = int(r.integers(2**63))
-            o[v.o_sdeck] = len(s.samb_deck)
+            sid = self._pop_sambista(s)
+            if old >= 0:  # the old one takes the new one's place: the deck's top, face up (public)
+                s.samb_deck.append(old)
+                self._set_sambista_top(s, True)
         else:
             slot = action - self.A_RESERVE
             sid = s.row[slot]

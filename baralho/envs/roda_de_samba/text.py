@@ -11,6 +11,8 @@ def render_text(game, s, player: int | None) -> str:
     d, n = game.deck, game.num_players
     lines = [f"Roda de Samba  round {s.round}  deck {len(s.deck)}  sambista deck {len(s.samb_deck)}"
              + ("  (last round)" if s.end_triggered else "") + ("  GAME OVER" if s.over else "")]
+    if s.samb_top_known:
+        lines.append(f"sambista deck top (known): {sambista_text(d, s.samb_deck[-1])}")
     row = ", ".join(sambista_text(d, sid) if sid >= 0 else "—" for sid in s.row)
     lines.append(f"open sambistas: {row}")
     for c, col in enumerate(d.colours):
