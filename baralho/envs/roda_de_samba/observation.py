@@ -1,6 +1,11 @@
 """What a player sees: the observation layout, its incremental base vector, and
 ``resample_hidden`` (a state consistent with what a player sees).
 
+Every value is a small integer (counts, one-hots, fame), so the observation is
+integer: ``np.int16``, because fame reaches 145 with the default deck (53 stars
++ 23 colour bonuses × up to 4 spaces of a colour), past int8's 127, and a
+replacement deck or ``max_rounds`` up to 200 may need more than int8 anywhere.
+
 The state keeps ONE float32 *base* vector with every public fact in absolute
 seats plus every hand (``hands``). ``observe(state, p)`` is a single gather,
 ``base[index[p]]``: the observer's own hand and the per-player fields rotated
@@ -18,6 +23,9 @@ from baralho.core.spaces import ObsLayout
 from baralho.envs.roda_de_samba.actions import PHASES
 from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, ROW, SPACES, Deck
 
+DTYPE = np.int16
+# fields gathered from one row of a per-seat base block: the observer's own
+OWN = {"hand": "hands", "position": "positions"}
 # per-player fields (shape (n, ...)): rotated so the observer is row 0
 PER_PLAYER = ("current", "hand_size", "known", "space_instrument", "space_colour", "space_numbers",
               "space_cards", "laid", "sambistas", "top_sambista", "brought", "reserved",
@@ -25,8 +33,11 @@ PER_PLAYER = ("current", "hand_size", "known", "space_instrument", "space_colour
 
 
 def fame_bounds(deck: Deck) -> tuple[int, int]:
+    """Every sambista called, every bonus paid for each space its colour can hold (one space per
+    instrument of that colour, at most 10); every space pair atravessado."""
     stars = sum(sb.stars for sb in deck.sambistas)
-    bonus = sum(sb.bonus_points for sb in deck.sambistas) * SPACES
+    spaces = [min(SPACES, deck.inst_colour.count(c)) for c in range(len(deck.colours))]
+    bonus = sum(sb.bonus_points * spaces[sb.bonus_colour] for sb in deck.sambistas)
     return -2 * SPACES, stars + bonus
 
 
@@ -55,7 +66,11 @@ class Encoder:
             ("sambista_deck_top", (S,), 0, 1, "the sambista deck's top when it is known (a malandro swap "
              "put the old reserved one there, face up), one-hot; all zero: unknown"),
             ("round", (1,), 0, max_rounds, "rounds completed"),
+            ("rounds_left", (1,), 0, max_rounds, "rounds left before the turn bound (max_rounds − round), "
+             "this one included"),
             ("end_triggered", (1,), 0, 1, "the end is triggered: this round is the last"),
+            ("position", (n,), 0, 1, "one-hot: the observer's place in the turn order (0 = seat 0, who "
+             "starts every round; the round ends after place n−1)"),
             ("current", (n,), 0, 1, "the acting seat"),
             ("hand_size", (n,), 0, total, "cards in hand"),
             ("known", (n, K), 0, max(cmax, deck.kind_copies[-1]),
@@ -73,12 +88,12 @@ class Encoder:
             ("fame", (n,), lo, hi, "fame if the game ended now"),
             ("cards_laid", (n,), 0, total, "cards laid down (tie-break)"),
         ]
-        self.layout = ObsLayout()
-        base = ObsLayout()
+        self.layout = ObsLayout(DTYPE)
+        base = ObsLayout(DTYPE)
         for name, shape, low, high, doc in spec:
             self.layout.add(name, shape, low, high, doc)
-            if name == "hand":
-                base.add("hands", (n,) + shape, low, high)
+            if name in OWN:
+                base.add(OWN[name], (n,) + shape, low, high)
             else:
                 base.add(name, shape, low, high)
         self.layout.freeze()
@@ -89,6 +104,8 @@ class Encoder:
         self.o_hands, self.o_deck_size, self.o_piles = o["hands"], o["deck_size"], o["piles"]
         self.o_row, self.o_sdeck, self.o_round, self.o_end = o["open_row"], o["sambista_deck_size"], \
             o["round"], o["end_triggered"]
+        self.o_rounds_left, self.o_positions = o["rounds_left"], o["positions"]
+        self.max_rounds = max_rounds
         self.o_samb_top = o["sambista_deck_top"]
         self.o_current, self.o_hand_size, self.o_known = o["current"], o["hand_size"], o["known"]
         self.o_sp_inst, self.o_sp_col, self.o_sp_num = o["space_instrument"], o["space_colour"], \
@@ -106,9 +123,8 @@ class Encoder:
         for p in range(n):
             idx = np.empty(self.layout.size, np.intp)
             for f in self.layout.fields.values():
-                bname = "hands" if f.name == "hand" else f.name
-                bf = base.fields[bname]
-                if f.name == "hand":
+                bf = base.fields[OWN.get(f.name, f.name)]
+                if f.name in OWN:
                     row = (bf.stop - bf.start) // n
                     idx[f.start:f.stop] = np.arange(bf.start + p * row, bf.start + (p + 1) * row)
                 elif f.name in PER_PLAYER:
@@ -122,10 +138,18 @@ class Encoder:
             self.index.append(idx)
 
     # ------------------------------------------------------------ base vector
+    def constant(self) -> np.ndarray:
+        """A zero base vector but for what never changes: seat p is place p in the turn order."""
+        b = np.zeros(self.size, DTYPE)
+        n = self.n
+        b[self.o_positions:self.o_positions + n * n] = np.eye(n, dtype=DTYPE).ravel()
+        return b
+
     def initial(self, s) -> np.ndarray:
         """The base vector of a freshly dealt state (empty rodas): the cheap path of ``rebuild``."""
         n, K, S = self.n, self.deck.num_kinds, len(self.deck.sambistas)
-        b = np.zeros(self.size, np.float32)
+        b = self.constant()
+        b[self.o_rounds_left] = self.max_rounds
         b[self.o_phase + s.phase] = 1
         for p, hand in enumerate(s.hands):
             for k, c in enumerate(hand):
@@ -149,15 +173,15 @@ class Encoder:
         d, n = self.deck, self.n
         K, KI, C = d.num_kinds, d.num_inst_kinds, len(d.colours)
         NI, S, NUM = len(d.inst_names), len(d.sambistas), len(d.numbers)
-        b = np.zeros(self.size, np.float32)
+        b = self.constant()
         b[self.o_phase + s.phase] = 1
         if s.bang >= 0:
             b[self.o_bang + s.bang] = 1
         for k in s.selected:
             b[self.o_selected + k] += 1
-        b[self.o_hands:self.o_hands + n * K] = np.asarray(s.hands, np.float32).ravel()
+        b[self.o_hands:self.o_hands + n * K] = np.asarray(s.hands, DTYPE).ravel()
         b[self.o_deck_size] = len(s.deck)
-        b[self.o_piles:self.o_piles + C * K] = np.asarray(s.piles, np.float32).ravel()
+        b[self.o_piles:self.o_piles + C * K] = np.asarray(s.piles, DTYPE).ravel()
         for i, sid in enumerate(s.row):
             if sid >= 0:
                 b[self.o_row + i * S + sid] = 1
@@ -165,18 +189,19 @@ class Encoder:
         if s.samb_top_known:
             b[self.o_samb_top + s.samb_deck[-1]] = 1
         b[self.o_round] = s.round
+        b[self.o_rounds_left] = self.max_rounds - s.round
         b[self.o_end] = s.end_triggered
         if s.player >= 0:
             b[self.o_current + s.player] = 1
         b[self.o_hand_size:self.o_hand_size + n] = s.hand_size
-        b[self.o_known:self.o_known + n * K] = np.asarray(s.known, np.float32).ravel()
+        b[self.o_known:self.o_known + n * K] = np.asarray(s.known, DTYPE).ravel()
         sp_inst = np.asarray(s.space_inst)
         pp, ss = np.nonzero(sp_inst >= 0)
         ii = sp_inst[pp, ss]
         b[self.o_sp_inst + (pp * SPACES + ss) * NI + ii] = 1
         b[self.o_sp_col + (pp * SPACES + ss) * C + self._inst_colour[ii]] = 1
-        b[self.o_sp_cards:self.o_sp_cards + n * SPACES] = np.asarray(s.space_count, np.float32).ravel()
-        laid = np.asarray(s.laid, np.float32)
+        b[self.o_sp_cards:self.o_sp_cards + n * SPACES] = np.asarray(s.space_count, DTYPE).ravel()
+        laid = np.asarray(s.laid, DTYPE)
         b[self.o_laid:self.o_laid + n * KI] = laid.ravel()
         kk = self._numbered
         if len(kk):  # a numbered card shows its number on its instrument's space

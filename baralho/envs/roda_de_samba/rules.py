@@ -44,7 +44,7 @@ from baralho.envs.roda_de_samba.cards import (
     requirements_met,
     tokens_independent,
 )
-from baralho.envs.roda_de_samba.observation import Encoder, has_hidden, resample_hidden
+from baralho.envs.roda_de_samba.observation import DTYPE, Encoder, has_hidden, resample_hidden
 
 ENV_ID = "roda_de_samba_v1"
 HAND_SIZE = 5
@@ -190,7 +190,7 @@ class RodaDeSambaGame(RodaActions):
             space_nums=[[0] * SPACES for _ in range(n)], inst_space=[[-1] * self.I for _ in range(n)],
             laid=[[0] * self.KI for _ in range(n)], laid_total=[0] * n, called=[[] for _ in range(n)],
             reserved=[-1] * n, row=row, samb_deck=samb, atrav=[0] * n, fame=[0] * n,
-            pile_size=[sum(pl) for pl in piles], obs=np.zeros(0, np.int16), returns=[0.0] * n)
+            pile_size=[sum(pl) for pl in piles], obs=np.zeros(0, DTYPE), returns=[0.0] * n)
         s.obs = self.encoder.initial(s)
         return s
 
@@ -563,6 +563,7 @@ class RodaDeSambaGame(RodaActions):
         if s.player == n - 1:
             s.round += 1
             o[v.o_round] = s.round
+            o[v.o_rounds_left] = self.config.max_rounds - s.round
             if s.end_triggered or s.round >= self.config.max_rounds:
                 return self._finish(s)
         s.player = (s.player + 1) % n
