@@ -232,7 +232,7 @@ class RodaDeSambaGuide:
     tree = True
 
     def __init__(self, game, width: int = 4) -> None:
-        from baralho.envs.roda_de_samba import view as V
+        from baralho.envs.roda_de_samba import actions as V
 
         self.g, self.V, self.width = game, V, width
         self.phase = game.obs_layout["phase"]

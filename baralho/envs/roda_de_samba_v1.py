@@ -1,4 +1,4 @@
-"""Roda de Samba v0 (PettingZoo AEC). See baralho/envs/roda_de_samba/env.py."""
+"""Roda de Samba v1 (PettingZoo AEC). See baralho/envs/roda_de_samba/env.py."""
 
 import baralho.envs.roda_de_samba.env as _env_module
 from baralho.envs.roda_de_samba.env import TEST_CONFIGS, Config, env, raw_env

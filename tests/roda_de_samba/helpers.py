@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.envs.roda_de_samba.reference import check_observation
+from baralho.envs.roda_de_samba.actions import PH_DRAW
+from baralho.envs.roda_de_samba.cards import SPACES
+from baralho.envs.roda_de_samba.checks import check_observation
 from baralho.envs.roda_de_samba.rules import Config, RodaDeSambaGame
-from baralho.envs.roda_de_samba.view import PH_DRAW, SPACES
 
 
 def game_for(n: int = 2, **cfg) -> RodaDeSambaGame:
@@ -103,7 +104,7 @@ def table(game, *, hands=None, rodas=None, piles=None, deck=None, row=None, rese
     if phase == 3:  # call phase: compute the callable list as the engine does
         s.phase = -1
         game._to_call(s)
-    s.obs = game.view.rebuild(s)
+    s.obs = game.encoder.rebuild(s)
     check(game, s)
     return s
 

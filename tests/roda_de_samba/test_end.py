@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from baralho.envs.roda_de_samba.actions import PH_DRAW, PH_LAY
 from baralho.envs.roda_de_samba.rules import TURN_DECISIONS
-from baralho.envs.roda_de_samba.view import PH_DRAW, PH_LAY
 
 from .helpers import check, do, game_for, legal, table
 

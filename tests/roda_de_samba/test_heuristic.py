@@ -7,7 +7,10 @@ import collections
 import numpy as np
 
 import baralho
+from baralho.envs.roda_de_samba.actions import PH_DISCARD
 from baralho.envs.roda_de_samba.heuristic import RodaDeSambaHeuristic
+
+from .helpers import check, do, game_for, sambista, table
 
 
 def play(n, heuristic_seats, seed):
@@ -68,3 +71,18 @@ def test_heuristic_acts_on_the_observation_alone():
         checked += 1
         env.step(a)
     assert checked > 30
+
+
+def test_heuristic_reserves_the_known_sambista_deck_top_when_it_is_the_best_one():
+    g = game_for()
+    s = table(g, hands={0: ["malandro"]}, piles={"mao": ["tanta 1"]}, phase=PH_DISCARD,
+              rodas={0: {1: ["violao 1"], 3: ["cavaquinho 1"]}},  # Cartola's violao ?corda: met
+              row=["Pixinguinha", "Monarco", "Tia Ciata", "Heitor dos Prazeres"], samb_deck=["Cartola"])
+    s.samb_top_known = True  # as after a malandro swap with the deck top
+    s.obs = g.encoder.rebuild(s)
+    check(g, s)
+    do(g, s, "discard a malandro onto the mao pile")
+    obs = {"observation": g.observe(s, 0), "action_mask": g.legal_mask(s)}
+    assert RodaDeSambaHeuristic(g, seed=0).act(obs, "player_0") == g.A_RESERVE_TOP
+    do(g, s, "reserve the sambista deck top")
+    assert s.reserved[0] == sambista(g, "Cartola")

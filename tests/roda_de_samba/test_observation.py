@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import baralho
-from baralho.envs.roda_de_samba.reference import check_observation
+from baralho.envs.roda_de_samba.actions import PH_DISCARD
+from baralho.envs.roda_de_samba.checks import check_observation
 
 from .helpers import do, game_for, kind, sambista, table
 
@@ -94,7 +95,7 @@ def test_a_corrupted_state_fails_the_invariants(how):
 def test_a_stale_observation_fails_the_observation_check():
     g = game_for(2)
     s = table(g, hands={0: ["violao 1"]})
-    s.obs[g.view.o_deck_size] += 1
+    s.obs[g.encoder.o_deck_size] += 1
     with pytest.raises(AssertionError, match="deck_size"):
         check_observation(g, s)
 
@@ -114,3 +115,49 @@ def test_describe_and_render():
     env = baralho.make("roda_de_samba_v1", render_mode="ansi")
     env.reset(seed=3)
     assert "to act: player_0 (draw)" in env.render()
+
+
+def test_the_observer_sees_its_place_in_the_turn_order():
+    # last round, three seats: the same table seen by the seat to act, once as the last seat (its
+    # discard ends the game) and once as the middle seat (seat 2 still plays)
+    g = game_for(3)
+    last = table(g, hands={2: ["violao 1"]}, player=2, phase=PH_DISCARD, round=4)
+    middle = table(g, hands={1: ["violao 1"]}, player=1, phase=PH_DISCARD, round=4)
+    for s in (last, middle):
+        g._trigger_end(s)
+    o_last, o_middle = g.observe(last, 2), g.observe(middle, 1)
+    assert not np.array_equal(o_last, o_middle)
+    assert list(g.obs_layout.decode(o_last)["position"]) == [0, 0, 1]
+    assert list(g.obs_layout.decode(o_middle)["position"]) == [0, 1, 0]
+    assert list(g.obs_layout.decode(g.observe(last, 0))["position"]) == [1, 0, 0]
+    do(g, last, "discard violao 1")
+    do(g, middle, "discard violao 1")
+    assert last.over and not middle.over
+
+
+def test_the_observer_sees_the_rounds_left_before_the_turn_bound():
+    # round 9 of a 10-round game is the last; of a 30-round game it is not
+    short, long_ = game_for(2, max_rounds=10), game_for(2, max_rounds=30)
+    a = table(short, hands={1: ["violao 1"]}, player=1, phase=PH_DISCARD, round=9)
+    b = table(long_, hands={1: ["violao 1"]}, player=1, phase=PH_DISCARD, round=9)
+    o_a, o_b = short.observe(a, 1), long_.observe(b, 1)
+    assert not np.array_equal(o_a, o_b)
+    assert short.obs_layout.decode(o_a)["rounds_left"][0] == 1
+    assert long_.obs_layout.decode(o_b)["rounds_left"][0] == 21
+    do(short, a, "discard violao 1")
+    do(long_, b, "discard violao 1")
+    assert a.over and not b.over
+    assert short.obs_layout.decode(short.observe(a, 0))["rounds_left"][0] == 0
+
+
+def test_the_observation_is_int16_and_within_its_bounds():
+    g = game_for(5)
+    box = g.obs_layout.box()
+    assert box.dtype == np.int16 and g.obs_layout.dtype == np.int16
+    rng = np.random.default_rng(5)
+    s = g.new_state(rng)
+    while not s.over:
+        for p in range(5):
+            o = g.observe(s, p)
+            assert o.dtype == np.int16 and box.contains(o)
+        g.apply(s, int(rng.choice(np.flatnonzero(g.legal_mask(s)))))

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from baralho.envs.roda_de_samba.actions import PH_CALL, PH_DISCARD, PH_LAY, PH_PILE, PH_RESERVE
 from baralho.envs.roda_de_samba.cards import parse_deck, requirements_met
-from baralho.envs.roda_de_samba.reference import brute_requirements, roda_units
-from baralho.envs.roda_de_samba.view import PH_CALL, PH_DISCARD, PH_LAY, PH_PILE, PH_RESERVE
+from baralho.envs.roda_de_samba.checks import brute_requirements, roda_units
 
 from .helpers import do, game_for, kind, legal, sambista, table
 

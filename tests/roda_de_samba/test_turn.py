@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.envs.roda_de_samba.view import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PLACE, PH_RESERVE
+from baralho.envs.roda_de_samba.actions import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PLACE, PH_RESERVE
 
 from .helpers import check, do, game_for, kind, legal, sambista, table
 
@@ -127,20 +127,52 @@ def test_malandro_reserves_one_sambista_and_a_second_one_swaps():
     assert s.row[1] == sambista(g, "Noel Rosa")  # refilled from the deck top
     # next turn of seat 0: a second malandro swaps the reserved one with an open sambista
     s.player, s.phase = 0, PH_DISCARD
-    s.obs = g.view.rebuild(s)
+    s.obs = g.encoder.rebuild(s)
     do(g, s, "discard a malandro onto the mao pile", "reserve open sambista 1")
     assert s.reserved[0] == sambista(g, "Cartola") and s.row[0] == sambista(g, "Donga")
     check(g, s)
 
 
-def test_reserving_the_deck_top_shuffles_the_old_one_into_the_deck():
+def test_reserving_the_deck_top_puts_the_old_one_face_up_on_top_of_the_deck():
+    # the seed: "troque de lugar o anterior com o novo sambista escolhido (na mesa ou no topo do baralho)"
     g = game_for()
-    s = table(g, hands={0: ["malandro"]}, piles={"mao": ["tanta 1"]}, phase=PH_DISCARD,
+    s = table(g, hands={0: ["malandro"], 1: ["malandro"]}, piles={"mao": ["tanta 1"]}, phase=PH_DISCARD,
               row=["Cartola", "Donga", "Candeia", "Monarco"], reserved={0: "Zeca Pagodinho"},
               samb_deck=["Tia Ciata", "Noel Rosa"])
+    zeca, noel, tia = sambista(g, "Zeca Pagodinho"), sambista(g, "Noel Rosa"), sambista(g, "Tia Ciata")
+    below = list(s.samb_deck[:-1])
     do(g, s, "discard a malandro onto the mao pile", "reserve the sambista deck top")
-    assert s.reserved[0] == sambista(g, "Noel Rosa")
-    assert sambista(g, "Zeca Pagodinho") in s.samb_deck and sambista(g, "Tia Ciata") in s.samb_deck
+    assert s.reserved[0] == noel
+    assert s.samb_deck == below + [zeca] and below[-1] == tia and s.samb_top_known
+    # public: every seat sees the known top, and resampling keeps it there
+    for p in (0, 1):
+        top = g.obs_layout.decode(g.observe(s, p))["sambista_deck_top"]
+        assert np.flatnonzero(top).tolist() == [zeca]
+        for seed in range(5):
+            r = g.resample_hidden(s, p, np.random.default_rng(seed))
+            assert r.samb_deck[-1] == zeca and sorted(r.samb_deck) == sorted(s.samb_deck)
+    assert len({tuple(g.resample_hidden(s, 1, np.random.default_rng(i)).samb_deck) for i in range(9)}) > 1
+    assert "Zeca Pagodinho" in g.render_text(s, 1)
+    # the known top is the next refill; below it nothing is known
+    s.player, s.phase = 1, PH_DISCARD
+    s.obs = g.encoder.rebuild(s)
+    do(g, s, "discard a malandro onto the mao pile", "reserve open sambista 1")
+    assert s.reserved[1] == sambista(g, "Cartola") and s.row[0] == zeca
+    assert not s.samb_top_known and s.samb_deck[-1] == tia
+    assert not g.obs_layout.decode(g.observe(s, 0))["sambista_deck_top"].any()
+
+
+def test_a_second_swap_with_the_known_top_puts_the_next_one_on_top():
+    g = game_for()
+    s = table(g, hands={0: ["malandro"], 1: ["malandro"]}, piles={"mao": ["tanta 1"]}, phase=PH_DISCARD,
+              row=["Cartola", "Donga", "Candeia", "Monarco"], reserved={0: "Zeca Pagodinho", 1: "Clementina de Jesus"},
+              samb_deck=["Tia Ciata", "Noel Rosa"])
+    do(g, s, "discard a malandro onto the mao pile", "reserve the sambista deck top")
+    s.player, s.phase = 1, PH_DISCARD
+    s.obs = g.encoder.rebuild(s)
+    do(g, s, "discard a malandro onto the mao pile", "reserve the sambista deck top")
+    assert s.reserved[1] == sambista(g, "Zeca Pagodinho")  # the known top, taken knowingly
+    assert s.samb_deck[-1] == sambista(g, "Clementina de Jesus") and s.samb_top_known
 
 
 def test_reserving_is_optional():
@@ -154,7 +186,7 @@ def test_no_draw_possible_skips_the_draw():
     g = game_for()
     s = table(g, hands={0: ["violao 1"]}, park=1, phase=PH_LAY)
     s.end_triggered = True  # the deck is empty
-    s.obs = g.view.rebuild(s)
+    s.obs = g.encoder.rebuild(s)
     do(g, s, "lay violao 1", "place on space 1")  # empty hand: no discard, no pile appears
     assert s.player == 1 and s.phase == PH_LAY  # nothing to draw: straight to laying
 

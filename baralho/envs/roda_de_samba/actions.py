@@ -12,21 +12,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from baralho.envs.roda_de_samba.view import (
-    MAX_GROUP,
-    PH_CALL,
-    PH_DISCARD,
-    PH_DRAW,
-    PH_LAY,
-    PH_PILE,
-    PH_PLACE,
-    ROW,
-    SPACES,
-)
+from baralho.envs.roda_de_samba.cards import MAX_GROUP, ROW, SPACES
 
 if TYPE_CHECKING:
     from baralho.envs.roda_de_samba.rules import RodaState
 
+
+#: the decision a turn asks for now (the state's ``phase``)
+PHASES = ("draw", "lay", "place", "call", "pile", "discard", "reserve")
+PH_DRAW, PH_LAY, PH_PLACE, PH_CALL, PH_PILE, PH_DISCARD, PH_RESERVE = range(len(PHASES))
 
 _ONE = bytes([0] + [1] * 255)  # bytes.translate table: any count -> 1
 
@@ -128,7 +122,7 @@ class RodaActions:
 
     def _describe(self, s: RodaState | None, action: int) -> str | None:
         """The text of ``action``; with ``s`` None, only the texts that do not depend on the state."""
-        d, v = self.deck, self.view
+        d = self.deck
         dynamic = (self.A_PILE <= action < self.A_LAY or self.A_CALL <= action < self.A_CALL_NONE
                    or self.A_RESERVE <= action < self.A_RESERVE_TOP)
         if s is None and dynamic:
@@ -161,5 +155,5 @@ class RodaActions:
             return "reserve nobody"
         slot = action - self.A_RESERVE
         sid = s.row[slot]
-        return f"reserve open sambista {slot + 1}" + (f" {v.deck.sambistas[sid].name}" if sid >= 0 else "")
+        return f"reserve open sambista {slot + 1}" + (f" {d.sambistas[sid].name}" if sid >= 0 else "")
 

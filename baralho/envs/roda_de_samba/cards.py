@@ -41,6 +41,11 @@ REQ_INSTRUMENT, REQ_ANY, REQ_PAIR = range(3)
 
 MAX_NUMBER = 99
 
+# the table: spaces around a roda (space 10 neighbours space 1), open sambistas, cards laid at once
+SPACES = 10
+ROW = 4
+MAX_GROUP = 4  # pair, trio, quartet
+
 
 class DeckError(ConfigError):
     """A bad card-list file (the message names the file and the entry)."""

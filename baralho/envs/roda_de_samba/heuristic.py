@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.envs.roda_de_samba.cards import REQ_INSTRUMENT, requirements_met
-from baralho.envs.roda_de_samba.view import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE, SPACES
+from baralho.envs.roda_de_samba.actions import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE
+from baralho.envs.roda_de_samba.cards import REQ_INSTRUMENT, SPACES, requirements_met
 
 _DRAW_VALUE = 2.6  # what two unknown cards from the deck are worth to us, roughly
 
@@ -24,7 +24,7 @@ class RodaDeSambaHeuristic:
         self.deck = d = game.deck
         self.rng = np.random.default_rng(seed)
         self.kind_inst = list(d.kind_inst)
-        self.kind_numidx = [game.view.num_index.get(x, -1) for x in d.kind_number]
+        self.kind_numidx = [game.encoder.num_index.get(x, -1) for x in d.kind_number]
         self.NI = len(d.inst_names)
         self._num_bits = 1 << np.arange(game.obs_layout.fields["space_numbers"].shape[-1], dtype=np.int64)
 
@@ -40,7 +40,7 @@ class RodaDeSambaHeuristic:
         the fields used are taken from the observation, each converted in one numpy
         call (profiled: this was 45% of a guided ISMCTS move with per-element loops)."""
         d = self.deck
-        o = self.game.obs_layout.decode(observation, _FIELDS)   # the 11 fields used, not all 25
+        o = self.game.obs_layout.decode(observation, _FIELDS)   # the 12 fields used, not all 28
         insts = _argmax_rows(o["space_instrument"][0])
         nums = (o["space_numbers"][0] != 0).astype(np.int64) @ self._num_bits
         nums = nums.tolist()
@@ -60,8 +60,10 @@ class RodaDeSambaHeuristic:
         reserved = int(res.argmax()) if res.any() else -1
         called = np.flatnonzero(o["sambistas"][0]).tolist()
         targets = [sid for sid in row + [reserved] if sid >= 0]
+        top = o["sambista_deck_top"]
+        samb_top = int(top.argmax()) if top.any() else -1  # known when a malandro swap put it there
         return dict(o=o, insts=insts, nums=nums, counts=counts, coringas=coringas, row=row,
-                    reserved=reserved, called=called, targets=targets,
+                    reserved=reserved, called=called, targets=targets, samb_top=samb_top,
                     hand=o["hand"].astype(np.int64).tolist())
 
     def _missing(self, sid: int, counts, coringas) -> list[tuple[int, int]]:
@@ -224,20 +226,23 @@ class RodaDeSambaHeuristic:
         g = self.game
         current = self._reserve_score(r["reserved"], r) if r["reserved"] >= 0 else -99.0
         best, best_a = current + 1.0, None
-        for i, sid in enumerate(r["row"]):
-            a = g.A_RESERVE + i
+        options = [(g.A_RESERVE + i, sid) for i, sid in enumerate(r["row"])]
+        if r["samb_top"] >= 0:  # the deck's known top is as good as an open one
+            options.append((g.A_RESERVE_TOP, r["samb_top"]))
+        for a, sid in options:
             if sid < 0 or (legal_reserve is not None and not legal_reserve[a]):
                 continue
             v = self._reserve_score(sid, r)
             if v > best:
                 best, best_a = v, a
-        if best_a is None and r["reserved"] < 0 and legal_reserve is not None and legal_reserve[g.A_RESERVE_TOP]:
+        if (best_a is None and r["reserved"] < 0 and r["samb_top"] < 0 and legal_reserve is not None
+                and legal_reserve[g.A_RESERVE_TOP]):  # an unknown top beats nothing
             best_a = g.A_RESERVE_TOP
         return best_a
 
 
 _FIELDS = ("space_instrument", "space_numbers", "space_cards", "brought", "open_row", "reserved", "sambistas",
-           "hand", "phase", "piles", "selected")
+           "hand", "phase", "piles", "selected", "sambista_deck_top")
 
 
 def _argmax_rows(block: np.ndarray) -> list[int]:

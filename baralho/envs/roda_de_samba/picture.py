@@ -18,8 +18,8 @@ from functools import cache
 import numpy as np
 
 from baralho.core.picture import CARD, INK, Canvas
-from baralho.envs.roda_de_samba.cards import BANG_ACTIONS
-from baralho.envs.roda_de_samba.view import PHASES, SPACES
+from baralho.envs.roda_de_samba.actions import PHASES
+from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, SPACES
 
 # family colours by colour index (corda, mao, baqueta, criativos in the default deck); more cycle
 FAMILY = ((150, 95, 40), (222, 120, 20), (40, 90, 175), (135, 60, 155), (20, 140, 125), (185, 45, 95))
@@ -223,7 +223,7 @@ def top_strip(cv: Canvas, game, s, omniscient: bool) -> None:
         hand_card(cv, game, 12, 40, s.deck[-1], omniscient)
     text(cv, 60, 22, f"sambista deck {len(s.samb_deck)}", size=11)
     if s.samb_deck:
-        sambista_card(cv, game, 60, 40, s.samb_deck[-1], omniscient)
+        sambista_card(cv, game, 60, 40, s.samb_deck[-1], omniscient or s.samb_top_known)
     text(cv, 192, 22, "open sambistas", size=11)
     for i, sid in enumerate(s.row):
         x = 192 + 126 * i

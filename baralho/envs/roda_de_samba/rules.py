@@ -17,22 +17,7 @@ import numpy as np
 
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.roda_de_samba import scoring
-from baralho.envs.roda_de_samba.actions import RodaActions
-from baralho.envs.roda_de_samba.cards import (
-    BANG_ACTIONS,
-    BANG_BAIXA,
-    BANG_COMPRA,
-    BANG_DESCARTE,
-    BANG_MALANDRAGEM,
-    REQ_ANY,
-    REQ_INSTRUMENT,
-    DeckError,
-    load_deck,
-    requirements_met,
-    tokens_independent,
-)
-from baralho.envs.roda_de_samba.view import (
-    MAX_GROUP,
+from baralho.envs.roda_de_samba.actions import (
     PH_CALL,
     PH_DISCARD,
     PH_DRAW,
@@ -41,10 +26,25 @@ from baralho.envs.roda_de_samba.view import (
     PH_PLACE,
     PH_RESERVE,
     PHASES,
+    RodaActions,
+)
+from baralho.envs.roda_de_samba.cards import (
+    BANG_ACTIONS,
+    BANG_BAIXA,
+    BANG_COMPRA,
+    BANG_DESCARTE,
+    BANG_MALANDRAGEM,
+    MAX_GROUP,
+    REQ_ANY,
+    REQ_INSTRUMENT,
     ROW,
     SPACES,
-    View,
+    DeckError,
+    load_deck,
+    requirements_met,
+    tokens_independent,
 )
+from baralho.envs.roda_de_samba.observation import DTYPE, Encoder, has_hidden, resample_hidden
 
 ENV_ID = "roda_de_samba_v1"
 HAND_SIZE = 5
@@ -86,11 +86,11 @@ class RodaState:
     called: list[list[int]]  # [seat] sambista ids, top last
     reserved: list[int]  # [seat] sambista id or -1
     row: list[int]  # open sambistas (-1: empty slot)
-    samb_deck: list[int]  # order hidden
+    samb_deck: list[int]  # top = end; order hidden, but for a known top (samb_top_known)
     atrav: list[int]
     fame: list[int]
-    rng_seed: int  # in-state chance (a swapped sambista is shuffled into the deck): hidden, resampled
-    obs: np.ndarray  # the base observation vector (view.py)
+    obs: np.ndarray  # the base observation vector (observation.py)
+    samb_top_known: bool = False  # samb_deck[-1] is a sambista a malandro swap put there face up
     player: int = 0
     phase: int = PH_DRAW
     bang: int = -1  # the `!` benefit being resolved
@@ -139,8 +139,8 @@ class RodaDeSambaGame(RodaActions):
         if d.num_instrument_cards < HAND_SIZE * n + 2:
             raise DeckError(f"deck file {d.path}: instruments: {d.num_instrument_cards} instrument cards, "
                             f"{n} players need at least {HAND_SIZE * n + 2}")
-        self.view = View(d, n, config.max_rounds)
-        self.obs_layout = self.view.layout
+        self.encoder = Encoder(d, n, config.max_rounds)
+        self.obs_layout = self.encoder.layout
         self.C, self.K, self.KI = len(d.colours), d.num_kinds, d.num_inst_kinds
         self.I, self.S = len(d.inst_names), len(d.sambistas)
         KI = self.KI
@@ -152,7 +152,7 @@ class RodaDeSambaGame(RodaActions):
         self.kind_bit = [(1 << d.kind_number[k]) if d.kind_number[k] else 0 for k in range(KI)]
         self.inst_colour = list(d.inst_colour)
         self.inst_coringa = list(d.inst_coringa)
-        self.num_idx = [self.view.num_index.get(d.kind_number[k], -1) for k in range(KI)]
+        self.num_idx = [self.encoder.num_index.get(d.kind_number[k], -1) for k in range(KI)]
         self.mal = d.malandro
         self.independent = [tokens_independent(d, sb.requires) for sb in d.sambistas]
         self.inst_kinds = [[k for k in range(KI) if d.kind_inst[k] == i] for i in range(self.I)]
@@ -190,9 +190,8 @@ class RodaDeSambaGame(RodaActions):
             space_nums=[[0] * SPACES for _ in range(n)], inst_space=[[-1] * self.I for _ in range(n)],
             laid=[[0] * self.KI for _ in range(n)], laid_total=[0] * n, called=[[] for _ in range(n)],
             reserved=[-1] * n, row=row, samb_deck=samb, atrav=[0] * n, fame=[0] * n,
-            pile_size=[sum(pl) for pl in piles], rng_seed=int(rng.integers(2**63)),
-            obs=np.zeros(0, np.float32), returns=[0.0] * n)
-        s.obs = self.view.initial(s)
+            pile_size=[sum(pl) for pl in piles], obs=np.zeros(0, DTYPE), returns=[0.0] * n)
+        s.obs = self.encoder.initial(s)
         return s
 
     # --------------------------------------------------------------- protocol
@@ -206,15 +205,14 @@ class RodaDeSambaGame(RodaActions):
         return np.array(s.returns, dtype=np.float64)
 
     def observe(self, s: RodaState, player: int) -> np.ndarray:
-        return s.obs.take(self.view.index[player], mode="clip")  # indices are in range: skip the check
+        return s.obs.take(self.encoder.index[player], mode="clip")  # indices are in range: skip the check
 
     def has_hidden(self, s: RodaState, player: int) -> bool:
-        # the in-state chance (rng_seed) is hidden from everyone, always
-        return True
+        return has_hidden(self, s, player)
 
     # ------------------------------------------------------------------ apply
     def apply(self, s: RodaState, action: int):
-        p, o, v = s.player, s.obs, self.view
+        p, o, v = s.player, s.obs, self.encoder
         if action < self.A_LAY:  # draw from the deck, or take a whole pile (draw phase or !descarte)
             if action == self.A_DRAW:
                 self._draw(s, p, 2)
@@ -286,7 +284,7 @@ class RodaDeSambaGame(RodaActions):
 
     # -------------------------------------------------------------- the steps
     def _draw(self, s: RodaState, p: int, count: int) -> None:
-        o, v, hand, K = s.obs, self.view, s.hands[p], self.K
+        o, v, hand, K = s.obs, self.encoder, s.hands[p], self.K
         for _ in range(min(count, len(s.deck))):
             k = s.deck.pop()
             hand[k] += 1
@@ -298,7 +296,7 @@ class RodaDeSambaGame(RodaActions):
             self._trigger_end(s)
 
     def _take_from_hand(self, s: RodaState, p: int, k: int) -> None:
-        o, v, K = s.obs, self.view, self.K
+        o, v, K = s.obs, self.encoder, self.K
         hand, known = s.hands[p], s.known[p]
         hand[k] -= 1
         s.hand_size[p] -= 1
@@ -309,7 +307,7 @@ class RodaDeSambaGame(RodaActions):
             o[v.o_known + p * K + k] = known[k]
 
     def _place(self, s: RodaState, p: int, sp: int) -> None:
-        o, v = s.obs, self.view
+        o, v = s.obs, self.encoder
         inst = s.sel_inst
         bad_before = self._bad_around(s, p, sp)
         fame = s.fame[p]
@@ -353,7 +351,7 @@ class RodaDeSambaGame(RodaActions):
 
     def _update_fame(self, s: RodaState, p: int) -> None:
         s.fame[p] = self.fame_of(s, p) if s.called[p] else -2 * s.atrav[p]
-        s.obs[self.view.o_fame + p] = s.fame[p]
+        s.obs[self.encoder.o_fame + p] = s.fame[p]
 
     def can_call(self, s: RodaState, p: int, sid: int) -> bool:
         counts, coringas = self.roda_resources(s, p)
@@ -375,7 +373,7 @@ class RodaDeSambaGame(RodaActions):
         return counts, coringas
 
     def _call(self, s: RodaState, p: int, action: int) -> None:
-        o, v, S = s.obs, self.view, self.S
+        o, v, S = s.obs, self.encoder, self.S
         if action == self.A_CALL_RESERVED:
             sid = s.reserved[p]
             s.reserved[p] = -1
@@ -415,24 +413,35 @@ class RodaDeSambaGame(RodaActions):
         self._to_discard(s)
 
     def _refill(self, s: RodaState, slot: int) -> None:
-        o, v, S = s.obs, self.view, self.S
+        o, v, S = s.obs, self.encoder, self.S
         o[v.o_row + slot * S + s.row[slot]] = 0
-        s.row[slot] = s.samb_deck.pop() if s.samb_deck else -1
+        s.row[slot] = self._pop_sambista(s) if s.samb_deck else -1
         if s.row[slot] >= 0:
             o[v.o_row + slot * S + s.row[slot]] = 1
+
+    def _pop_sambista(self, s: RodaState) -> int:
+        """The top of the sambista deck; below it nothing is known."""
+        sid = s.samb_deck.pop()
+        self._set_sambista_top(s, False)
+        return sid
+
+    def _set_sambista_top(self, s: RodaState, known: bool) -> None:
+        o, v = s.obs, self.encoder
+        o[v.o_samb_top:v.o_samb_top + self.S] = 0
+        s.samb_top_known = known
+        if known:
+            o[v.o_samb_top + s.samb_deck[-1]] = 1
         o[v.o_sdeck] = len(s.samb_deck)
 
     def _reserve(self, s: RodaState, p: int, action: int) -> None:
         """Attract a sambista beside the roda; a previously reserved one swaps places with it."""
-        o, v, S = s.obs, self.view, self.S
+        o, v, S = s.obs, self.encoder, self.S
         old = s.reserved[p]
         if action == self.A_RESERVE_TOP:
-            sid = s.samb_deck.pop()
-            if old >= 0:  # back into the deck: shuffled in, so the deck order stays hidden
-                r = np.random.default_rng(s.rng_seed)
-                s.samb_deck.insert(int(r.integers(len(s.samb_deck) + 1)), old)
-                s.rng_seed = int(r.integers(2**63))
-            o[v.o_sdeck] = len(s.samb_deck)
+            sid = self._pop_sambista(s)
+            if old >= 0:  # the old one takes the new one's place: the deck's top, face up (public)
+                s.samb_deck.append(old)
+                self._set_sambista_top(s, True)
         else:
             slot = action - self.A_RESERVE
             sid = s.row[slot]
@@ -449,7 +458,7 @@ class RodaDeSambaGame(RodaActions):
 
     # ------------------------------------------------------------ transitions
     def _set_phase(self, s: RodaState, ph: int) -> None:
-        o, at = s.obs, self.view.o_phase
+        o, at = s.obs, self.encoder.o_phase
         if s.phase >= 0:
             o[at + s.phase] = 0
         s.phase = ph
@@ -457,7 +466,7 @@ class RodaDeSambaGame(RodaActions):
             o[at + ph] = 1
 
     def _set_bang(self, s: RodaState, bang: int) -> None:
-        o, v = s.obs, self.view
+        o, v = s.obs, self.encoder
         if s.bang >= 0:
             o[v.o_bang + s.bang] = 0
         s.bang = bang
@@ -542,10 +551,10 @@ class RodaDeSambaGame(RodaActions):
     def _trigger_end(self, s: RodaState) -> None:
         if not s.end_triggered:
             s.end_triggered = True
-            s.obs[self.view.o_end] = 1
+            s.obs[self.encoder.o_end] = 1
 
     def _end_turn(self, s: RodaState):
-        o, v, n = s.obs, self.view, self.num_players
+        o, v, n = s.obs, self.encoder, self.num_players
         s.turns += 1
         s.callable = []
         s.called_this_turn = False
@@ -554,6 +563,7 @@ class RodaDeSambaGame(RodaActions):
         if s.player == n - 1:
             s.round += 1
             o[v.o_round] = s.round
+            o[v.o_rounds_left] = self.config.max_rounds - s.round
             if s.end_triggered or s.round >= self.config.max_rounds:
                 return self._finish(s)
         s.player = (s.player + 1) % n
@@ -578,32 +588,13 @@ class RodaDeSambaGame(RodaActions):
 
     # ----------------------------------------------------- hidden information
     def resample_hidden(self, s: RodaState, player: int, rng: np.random.Generator) -> RodaState:
-        """Redeal the deck and others' unknown hand cards; reshuffle the sambista deck and the rng."""
-        t = s.copy()
-        n, K = self.num_players, self.K
-        pool = list(t.deck)
-        for q in range(n):
-            if q != player:
-                for k in range(K):
-                    pool.extend([k] * (t.hands[q][k] - t.known[q][k]))
-        pool.sort()  # canonical: the draw depends only on what `player` knows, not on the true order
-        pool = [pool[i] for i in rng.permutation(len(pool))]
-        for q in range(n):
-            if q != player:
-                hand = list(t.known[q])
-                for _ in range(t.hand_size[q] - sum(hand)):
-                    hand[pool.pop()] += 1
-                t.hands[q] = hand
-        t.deck = pool
-        samb = sorted(t.samb_deck)
-        t.samb_deck = [samb[i] for i in rng.permutation(len(samb))]
-        t.rng_seed = int(rng.integers(2**63))
-        t.obs = self.view.rebuild(t)
-        return t
+        return resample_hidden(self, s, player, rng)
 
     # ------------------------------------------------------------------- text
     def render_text(self, s: RodaState, player: int | None = None) -> str:
-        return self.view.render(s, player)
+        from baralho.envs.roda_de_samba.text import render_text
+
+        return render_text(self, s, player)
 
     def render_image(self, s: RodaState, player: int | None = None) -> np.ndarray:
         """The table as an RGB picture (needs Pillow)."""
@@ -613,11 +604,11 @@ class RodaDeSambaGame(RodaActions):
 
     # ------------------------------------------------------------- invariants
     def check_invariants(self, s: RodaState) -> None:
-        from baralho.envs.roda_de_samba.reference import check_invariants
+        from baralho.envs.roda_de_samba.checks import check_invariants
         check_invariants(self, s)
 
     def reference_legal_mask(self, s: RodaState) -> np.ndarray:
-        from baralho.envs.roda_de_samba.reference import reference_legal_mask
+        from baralho.envs.roda_de_samba.checks import reference_legal_mask
         return reference_legal_mask(self, s)
 
 

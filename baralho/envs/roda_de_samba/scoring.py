@@ -5,7 +5,7 @@ Plain functions of (game, state); the game class binds them as methods.
 
 from __future__ import annotations
 
-from baralho.envs.roda_de_samba.view import SPACES
+from baralho.envs.roda_de_samba.cards import SPACES
 
 
 def bad_around(game, s, p: int, sp: int) -> int:

@@ -1,4 +1,10 @@
-"""What a player sees: the observation layout, its incremental base vector, text.
+"""What a player sees: the observation layout, its incremental base vector, and
+``resample_hidden`` (a state consistent with what a player sees).
+
+Every value is a small integer (counts, one-hots, fame), so the observation is
+integer: ``np.int16``, because fame reaches 145 with the default deck (53 stars
++ 23 colour bonuses × up to 4 spaces of a colour), past int8's 127, and a
+replacement deck or ``max_rounds`` up to 200 may need more than int8 anywhere.
 
 The state keeps ONE float32 *base* vector with every public fact in absolute
 seats plus every hand (``hands``). ``observe(state, p)`` is a single gather,
@@ -14,14 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.core.spaces import ObsLayout
-from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, Deck
+from baralho.envs.roda_de_samba.actions import PHASES
+from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, ROW, SPACES, Deck
 
-SPACES = 10  # spaces around a roda; space 9 neighbours space 0
-ROW = 4  # open sambistas
-MAX_GROUP = 4  # pair, trio, quartet
-PHASES = ("draw", "lay", "place", "call", "pile", "discard", "reserve")
-PH_DRAW, PH_LAY, PH_PLACE, PH_CALL, PH_PILE, PH_DISCARD, PH_RESERVE = range(len(PHASES))
-
+DTYPE = np.int16
+# fields gathered from one row of a per-seat base block: the observer's own
+OWN = {"hand": "hands", "position": "positions"}
 # per-player fields (shape (n, ...)): rotated so the observer is row 0
 PER_PLAYER = ("current", "hand_size", "known", "space_instrument", "space_colour", "space_numbers",
               "space_cards", "laid", "sambistas", "top_sambista", "brought", "reserved",
@@ -29,12 +33,15 @@ PER_PLAYER = ("current", "hand_size", "known", "space_instrument", "space_colour
 
 
 def fame_bounds(deck: Deck) -> tuple[int, int]:
+    """Every sambista called, every bonus paid for each space its colour can hold (one space per
+    instrument of that colour, at most 10); every space pair atravessado."""
     stars = sum(sb.stars for sb in deck.sambistas)
-    bonus = sum(sb.bonus_points for sb in deck.sambistas) * SPACES
+    spaces = [min(SPACES, deck.inst_colour.count(c)) for c in range(len(deck.colours))]
+    bonus = sum(sb.bonus_points * spaces[sb.bonus_colour] for sb in deck.sambistas)
     return -2 * SPACES, stars + bonus
 
 
-class View:
+class Encoder:
     """The observation layout of one game config and the base-vector offsets."""
 
     def __init__(self, deck: Deck, n: int, max_rounds: int) -> None:
@@ -55,9 +62,15 @@ class View:
             ("deck_size", (1,), 0, total, "instrument deck size"),
             ("piles", (C, K), 0, max(cmax, deck.kind_copies[-1]), "discard pile per colour, count per kind"),
             ("open_row", (ROW, S), 0, 1, "open sambistas, one-hot per slot (all zero: empty slot)"),
-            ("sambista_deck_size", (1,), 0, S, "face-down sambistas"),
+            ("sambista_deck_size", (1,), 0, S, "sambistas in the sambista deck"),
+            ("sambista_deck_top", (S,), 0, 1, "the sambista deck's top when it is known (a malandro swap "
+             "put the old reserved one there, face up), one-hot; all zero: unknown"),
             ("round", (1,), 0, max_rounds, "rounds completed"),
+            ("rounds_left", (1,), 0, max_rounds, "rounds left before the turn bound (max_rounds − round), "
+             "this one included"),
             ("end_triggered", (1,), 0, 1, "the end is triggered: this round is the last"),
+            ("position", (n,), 0, 1, "one-hot: the observer's place in the turn order (0 = seat 0, who "
+             "starts every round; the round ends after place n−1)"),
             ("current", (n,), 0, 1, "the acting seat"),
             ("hand_size", (n,), 0, total, "cards in hand"),
             ("known", (n, K), 0, max(cmax, deck.kind_copies[-1]),
@@ -75,12 +88,12 @@ class View:
             ("fame", (n,), lo, hi, "fame if the game ended now"),
             ("cards_laid", (n,), 0, total, "cards laid down (tie-break)"),
         ]
-        self.layout = ObsLayout()
-        base = ObsLayout()
+        self.layout = ObsLayout(DTYPE)
+        base = ObsLayout(DTYPE)
         for name, shape, low, high, doc in spec:
             self.layout.add(name, shape, low, high, doc)
-            if name == "hand":
-                base.add("hands", (n,) + shape, low, high)
+            if name in OWN:
+                base.add(OWN[name], (n,) + shape, low, high)
             else:
                 base.add(name, shape, low, high)
         self.layout.freeze()
@@ -91,6 +104,9 @@ class View:
         self.o_hands, self.o_deck_size, self.o_piles = o["hands"], o["deck_size"], o["piles"]
         self.o_row, self.o_sdeck, self.o_round, self.o_end = o["open_row"], o["sambista_deck_size"], \
             o["round"], o["end_triggered"]
+        self.o_rounds_left, self.o_positions = o["rounds_left"], o["positions"]
+        self.max_rounds = max_rounds
+        self.o_samb_top = o["sambista_deck_top"]
         self.o_current, self.o_hand_size, self.o_known = o["current"], o["hand_size"], o["known"]
         self.o_sp_inst, self.o_sp_col, self.o_sp_num = o["space_instrument"], o["space_colour"], \
             o["space_numbers"]
@@ -107,9 +123,8 @@ class View:
         for p in range(n):
             idx = np.empty(self.layout.size, np.intp)
             for f in self.layout.fields.values():
-                bname = "hands" if f.name == "hand" else f.name
-                bf = base.fields[bname]
-                if f.name == "hand":
+                bf = base.fields[OWN.get(f.name, f.name)]
+                if f.name in OWN:
                     row = (bf.stop - bf.start) // n
                     idx[f.start:f.stop] = np.arange(bf.start + p * row, bf.start + (p + 1) * row)
                 elif f.name in PER_PLAYER:
@@ -123,10 +138,18 @@ class View:
             self.index.append(idx)
 
     # ------------------------------------------------------------ base vector
+    def constant(self) -> np.ndarray:
+        """A zero base vector but for what never changes: seat p is place p in the turn order."""
+        b = np.zeros(self.size, DTYPE)
+        n = self.n
+        b[self.o_positions:self.o_positions + n * n] = np.eye(n, dtype=DTYPE).ravel()
+        return b
+
     def initial(self, s) -> np.ndarray:
         """The base vector of a freshly dealt state (empty rodas): the cheap path of ``rebuild``."""
         n, K, S = self.n, self.deck.num_kinds, len(self.deck.sambistas)
-        b = np.zeros(self.size, np.float32)
+        b = self.constant()
+        b[self.o_rounds_left] = self.max_rounds
         b[self.o_phase + s.phase] = 1
         for p, hand in enumerate(s.hands):
             for k, c in enumerate(hand):
@@ -150,32 +173,35 @@ class View:
         d, n = self.deck, self.n
         K, KI, C = d.num_kinds, d.num_inst_kinds, len(d.colours)
         NI, S, NUM = len(d.inst_names), len(d.sambistas), len(d.numbers)
-        b = np.zeros(self.size, np.float32)
+        b = self.constant()
         b[self.o_phase + s.phase] = 1
         if s.bang >= 0:
             b[self.o_bang + s.bang] = 1
         for k in s.selected:
             b[self.o_selected + k] += 1
-        b[self.o_hands:self.o_hands + n * K] = np.asarray(s.hands, np.float32).ravel()
+        b[self.o_hands:self.o_hands + n * K] = np.asarray(s.hands, DTYPE).ravel()
         b[self.o_deck_size] = len(s.deck)
-        b[self.o_piles:self.o_piles + C * K] = np.asarray(s.piles, np.float32).ravel()
+        b[self.o_piles:self.o_piles + C * K] = np.asarray(s.piles, DTYPE).ravel()
         for i, sid in enumerate(s.row):
             if sid >= 0:
                 b[self.o_row + i * S + sid] = 1
         b[self.o_sdeck] = len(s.samb_deck)
+        if s.samb_top_known:
+            b[self.o_samb_top + s.samb_deck[-1]] = 1
         b[self.o_round] = s.round
+        b[self.o_rounds_left] = self.max_rounds - s.round
         b[self.o_end] = s.end_triggered
         if s.player >= 0:
             b[self.o_current + s.player] = 1
         b[self.o_hand_size:self.o_hand_size + n] = s.hand_size
-        b[self.o_known:self.o_known + n * K] = np.asarray(s.known, np.float32).ravel()
+        b[self.o_known:self.o_known + n * K] = np.asarray(s.known, DTYPE).ravel()
         sp_inst = np.asarray(s.space_inst)
         pp, ss = np.nonzero(sp_inst >= 0)
         ii = sp_inst[pp, ss]
         b[self.o_sp_inst + (pp * SPACES + ss) * NI + ii] = 1
         b[self.o_sp_col + (pp * SPACES + ss) * C + self._inst_colour[ii]] = 1
-        b[self.o_sp_cards:self.o_sp_cards + n * SPACES] = np.asarray(s.space_count, np.float32).ravel()
-        laid = np.asarray(s.laid, np.float32)
+        b[self.o_sp_cards:self.o_sp_cards + n * SPACES] = np.asarray(s.space_count, DTYPE).ravel()
+        laid = np.asarray(s.laid, DTYPE)
         b[self.o_laid:self.o_laid + n * KI] = laid.ravel()
         kk = self._numbered
         if len(kk):  # a numbered card shows its number on its instrument's space
@@ -198,60 +224,44 @@ class View:
         b[self.o_cards_laid:self.o_cards_laid + n] = s.laid_total
         return b
 
-    # ------------------------------------------------------------------- text
-    def render(self, s, player: int | None) -> str:
-        d, n = self.deck, self.n
-        lines = [f"Roda de Samba  round {s.round}  deck {len(s.deck)}  sambista deck {len(s.samb_deck)}"
-                 + ("  (last round)" if s.end_triggered else "") + ("  GAME OVER" if s.over else "")]
-        row = ", ".join(self.sambista_text(sid) if sid >= 0 else "—" for sid in s.row)
-        lines.append(f"open sambistas: {row}")
-        for c, col in enumerate(d.colours):
-            cards = self.cards_text(s.piles[c])
-            lines.append(f"pile {col}: {cards or '—'}")
-        for p in range(n):
-            roda = d.rodas[p % len(d.rodas)][0]
-            mark = "*" if p == s.player else " "
-            lines.append(f"{mark}player_{p} [{roda}]  fame {s.fame[p]}  atravessados {s.atrav[p]}  "
-                         f"laid {s.laid_total[p]}")
-            spaces = []
-            for sp in range(SPACES):
-                inst = s.space_inst[p][sp]
-                if inst < 0:
-                    spaces.append(f"{sp + 1}:—")
-                    continue
-                nums = [str(d.kind_number[k]) for k in range(d.num_inst_kinds)
-                        if d.kind_inst[k] == inst for _ in range(s.laid[p][k])]
-                shown = d.inst_names[inst] + (f"[{','.join(nums)}]" if not d.inst_coringa[inst] else
-                                              f"x{s.space_count[p][sp]}")
-                spaces.append(f"{sp + 1}:{shown}")
-            lines.append("   roda: " + " ".join(spaces))
-            called = ", ".join(d.sambistas[i].name for i in s.called[p]) or "—"
-            lines.append(f"   sambistas (top last): {called}")
-            if s.reserved[p] >= 0:
-                lines.append(f"   reserved: {self.sambista_text(s.reserved[p])}")
-            if player is None or player == p:
-                lines.append(f"   hand: {self.cards_text(s.hands[p]) or '—'}")
-            else:
-                known = self.cards_text(s.known[p])
-                lines.append(f"   hand: {s.hand_size[p]} cards" + (f" (known: {known})" if known else ""))
-        if s.selected:
-            lines.append("laying: " + ", ".join(d.kind_name(k) for k in s.selected))
-        if not s.over:
-            lines.append(f"to act: player_{s.player} ({PHASES[s.phase]}"
-                         + (f", !{BANG_ACTIONS[s.bang]}" if s.bang >= 0 else "") + ")")
-        return "\n".join(lines)
 
-    def cards_text(self, counts) -> str:
-        return ", ".join(self.deck.kind_name(k) + (f" x{c}" if c > 1 else "")
-                         for k, c in enumerate(counts) if c)
+def _hidden_pool(game, s, player: int) -> list[int]:
+    """The cards ``player`` cannot place: the deck and the others' hand cards not known from piles."""
+    pool = list(s.deck)
+    for q in range(game.num_players):
+        if q != player:
+            for k in range(game.K):
+                pool.extend([k] * (s.hands[q][k] - s.known[q][k]))
+    return pool
 
-    def sambista_text(self, sid: int) -> str:
-        sb = self.deck.sambistas[sid]
-        req = " ".join(self.deck.token_name(t) for t in sb.requires)
-        if sb.brings >= 0:
-            ben = f" +{self.deck.inst_names[sb.brings]}"
-        elif sb.bang >= 0:
-            ben = f" !{BANG_ACTIONS[sb.bang]}"
-        else:
-            ben = ""
-        return f"{sb.name} ({req}; {sb.stars}★ +{sb.bonus_points}/{self.deck.colours[sb.bonus_colour]}{ben})"
+
+def has_hidden(game, s, player: int) -> bool:
+    """Whether a resample can change the state: two sambistas in the deck below a known top (or
+    anywhere in it when the top is unknown), or two different unplaced cards and two places for
+    them (each deck position is one place, each other hand with unknown cards one more)."""
+    if len(s.samb_deck) - s.samb_top_known > 1:
+        return True
+    places = len(s.deck) + sum(s.hand_size[q] > sum(s.known[q]) for q in range(game.num_players) if q != player)
+    return places > 1 and len(set(_hidden_pool(game, s, player))) > 1
+
+
+def resample_hidden(game, s, player: int, rng: np.random.Generator):
+    """Redeal the deck and others' unknown hand cards; reshuffle the sambista deck under its
+    known top (a known top stays)."""
+    t = s.copy()
+    n = game.num_players
+    # canonical (sorted): the draw depends only on what `player` knows, not on the true order
+    pool = sorted(_hidden_pool(game, t, player))
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    for q in range(n):
+        if q != player:
+            hand = list(t.known[q])
+            for _ in range(t.hand_size[q] - sum(hand)):
+                hand[pool.pop()] += 1
+            t.hands[q] = hand
+    t.deck = pool
+    top = t.samb_deck[-1:] if t.samb_top_known else []
+    samb = sorted(t.samb_deck[:len(t.samb_deck) - len(top)])  # canonical, as the pool
+    t.samb_deck = [samb[i] for i in rng.permutation(len(samb))] + top
+    t.obs = game.encoder.rebuild(t)
+    return t

@@ -13,9 +13,7 @@ from itertools import chain
 
 import numpy as np
 
-from baralho.envs.roda_de_samba.cards import REQ_ANY, REQ_INSTRUMENT, REQ_PAIR
-from baralho.envs.roda_de_samba.view import (
-    MAX_GROUP,
+from baralho.envs.roda_de_samba.actions import (
     PH_CALL,
     PH_DISCARD,
     PH_DRAW,
@@ -24,9 +22,8 @@ from baralho.envs.roda_de_samba.view import (
     PH_PLACE,
     PH_RESERVE,
     PHASES,
-    ROW,
-    SPACES,
 )
+from baralho.envs.roda_de_samba.cards import MAX_GROUP, REQ_ANY, REQ_INSTRUMENT, REQ_PAIR, ROW, SPACES
 
 
 def brute_requirements(deck, requires, units) -> bool:
@@ -157,6 +154,7 @@ def check_invariants(game, s) -> None:
         sids += s.called[p]
     assert sorted(sids) == list(range(len(d.sambistas))), "sambistas are not each in exactly one place"
     assert len(s.row) == ROW
+    assert not s.samb_top_known or s.samb_deck, "a known top of an empty sambista deck"
     # rodas: spaces agree with the cards laid
     inst_kinds, kind_number = game.inst_kinds, d.kind_number
     for p in range(n):
@@ -201,9 +199,9 @@ def check_invariants(game, s) -> None:
 
 def check_observation(game, s) -> None:
     """The incrementally written base vector equals a rebuild from the state."""
-    fresh = game.view.rebuild(s)
+    fresh = game.encoder.rebuild(s)
     if not np.array_equal(s.obs, fresh):
         bad = np.flatnonzero(s.obs != fresh)
-        names = {f.name for f in game.view.base_layout.fields.values()
+        names = {f.name for f in game.encoder.base_layout.fields.values()
                  for i in bad if f.start <= i < f.stop}
         raise AssertionError(f"incremental observation differs from a rebuild in {sorted(names)}")
