@@ -113,7 +113,7 @@ def test_corrupted_states_fail_invariants():
     with pytest.raises(AssertionError):
         game.check_invariants(bad)
     bad = s.copy()
-    bad.pub[3] += 1
+    bad.nfree += 1
     with pytest.raises(AssertionError):
         game.check_invariants(bad)
 

@@ -1,7 +1,6 @@
-"""Chuche: action descriptions, text rendering, hidden-information resampling,
-the reference (slow, obviously correct) legal mask and the state invariants.
-
-Functions take the game and a state; ``ChucheGame`` exposes them as methods.
+"""Chuche: slow, independent oracles the tests compare the engine with: the
+reference legal mask (brute force over sub-multisets of the table) and the
+state invariants.
 """
 
 from __future__ import annotations
@@ -35,117 +34,9 @@ from baralho.envs.chuche.cards import (
     KIND,
     KIND_FRONT,
     NUM_KINDS,
-    POINTS,
     ROUBAR,
-    card_name,
-    chuche_points,
-    kind_name,
 )
-from baralho.envs.chuche.observation import (
-    BLOQ_WINDOW,
-    BOMBA_ROUND,
-    CAPTURE,
-    MAIN,
-    PHASES,
-    ROUBAR_WINDOW,
-    public_vector,
-)
-
-
-# ------------------------------------------------------------------ describe
-def describe_action(game, s, a: int) -> str:
-    p = s.actor
-    hand = s.hands[p] if p >= 0 else []
-
-    def slot(i: int) -> str:
-        return card_name(hand[i]) if i < len(hand) else f"slot {i} (empty)"
-
-    if a < A_PLACE:
-        return f"capture with {slot(a - A_CAPTURE)}"
-    if a < A_ADD:
-        return ("Bomba: place " if s.phase == BOMBA_ROUND else "place ") + slot(a - A_PLACE)
-    if a < A_COMMIT:
-        return f"add {kind_name(a - A_ADD)} to the capture"
-    if a in (A_COMMIT, A_COMMIT_CORINGA):
-        parts = " + ".join(card_name(c) for c in ([s.cap_card] if s.cap_card >= 0 else []) + s.cap_sel)
-        extra = ""
-        if a == A_COMMIT_CORINGA:
-            extra = " with Coringa " + ("+1" if s.cap_sum < game.target(s) else "-1")
-        return f"commit {parts or '(nothing)'} = {s.cap_sum}{extra}"
-    if a < A_UNBLOCK:
-        return f"Bloqueio on {kind_name(a - A_BLOCK)}"
-    if a < A_ROUBAR:
-        return f"Escudo: unblock {kind_name(a - A_UNBLOCK)}"
-    if a < A_BOMBA:
-        j = a - A_ROUBAR + 1
-        return f"Roubar from player_{(p + j) % game.num_players} ({j} seat(s) on)"
-    if a == A_BOMBA:
-        return "Bomba"
-    if a == A_ESCUDO:
-        return "Escudo (defend)"
-    if a == A_PASS:
-        return "pass"
-    return f"action {a} (out of range)"
-
-
-# -------------------------------------------------------------------- render
-def render_text(game, s, player: int | None = None) -> str:
-    n = game.num_players
-    who = "omniscient" if player is None else f"player_{player}'s view"
-    lines = [f"Chuche ({who}) round {s.rounds_played + 1}, scores {s.scores} (goal {game.goal})"
-             + (" - OVER" if s.over else ""),
-             f"target {game.target(s)}  stock {len(s.stock)}  Chuche deck {len(s.chuche_deck)}"]
-    if player is None:
-        lines.append("stock (top last): " + " ".join(f"{card_name(c)}/{s.back[c]}" for c in s.stock))
-    table = [card_name(c) + (f"[P{s.owner[c]}]" if s.owner[c] >= 0 else "") for c in s.table]
-    lines.append("table: " + (" ".join(table) or "(empty)"))
-    if s.cap_card >= 0:
-        lines.append(f"capture: {card_name(s.cap_card)} + "
-                     f"{' + '.join(card_name(c) for c in s.cap_sel) or '...'} = {s.cap_sum}")
-    for q in range(n):
-        if player is None or q == player:
-            hand = " ".join(f"{card_name(c)}/{s.back[c]}" for c in s.hands[q])
-        else:
-            hand = "backs " + " ".join(str(s.back[c]) for c in sorted(s.hands[q], key=lambda c: s.back[c]))
-        held = ", ".join(f"{CHUCHE_NAMES[t]}x{k}" for t, k in enumerate(s.held[q]) if k)
-        won = sum(s.held[q]) + sum(s.used[q])
-        pts = sum(POINTS[c] for c in s.piles[q]) + chuche_points(won)
-        mark = "*" if q == s.turn else " "
-        lines.append(f"{mark}P{q}: hand [{hand}]  captured {len(s.piles[q])} ({pts} pts)"
-                     f"  Chuche won {won}{': ' + held if held else ''}")
-    if not s.over:
-        lines.append(f"phase: {PHASES[s.phase]}, to act: player_{s.actor}")
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------- hidden information
-def resample_hidden(game, s, player: int, rng: np.random.Generator):
-    """Redraw what ``player`` cannot see: the fronts of the other hands (their
-    backs are public), the stock order (its top back is public: the target), the
-    Chuche deck order and the in-state generator. The card being captured is
-    face up and stays."""
-    t = s.copy()
-    if s.over:
-        return t
-    n = game.num_players
-    others = [q for q in range(n) if q != player]
-    # Canonical pool (sorted), so that the draw depends only on what the player knows.
-    pool: dict[int, list[int]] = {}
-    for c in sorted([c for q in others for c in s.hands[q]] + s.stock):
-        pool.setdefault(s.back[c], []).append(c)
-    for b in sorted(pool):
-        rng.shuffle(pool[b])
-    for q in others:
-        t.hands[q] = sorted(pool[b].pop() for b in sorted(s.back[c] for c in s.hands[q]))
-        game._write_hand(t, q)
-    top = [pool[game.target(s)].pop()] if s.stock else []
-    rest = sorted(c for cards in pool.values() for c in cards)
-    rng.shuffle(rest)
-    t.stock = rest + top
-    t.chuche_deck = sorted(t.chuche_deck)
-    rng.shuffle(t.chuche_deck)
-    t.seed, t.draws = int(rng.integers(2**63)), 0
-    return t
+from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, MAIN, ROUBAR_WINDOW
 
 
 # ------------------------------------------------------- reference legal mask
@@ -261,5 +152,3 @@ def check_invariants(game, s) -> None:
         if s.phase == ROUBAR_WINDOW:
             assert s.held[s.actor][ESCUDO] > 0 and s.chuche_played
     assert s.nfree == sum(1 for c in s.table if s.owner[c] < 0)
-    assert s.pub == public_vector(game, s), \
-        "incremental public observation is exact"
