@@ -67,10 +67,13 @@ def reference_legal_mask(game, s) -> np.ndarray:
     usable = Counter(KIND[c] for c in s.table if s.owner[c] in (-1, p))
     free = {KIND[c] for c in s.table if s.owner[c] == -1}
     coringa = s.held[p][CORINGA] > 0 and not s.chuche_played
+    must = s.must_use
+    # the sums of the captures one may take: after an Escudo unblock only those using its card
+    subs = [(chosen, tot) for chosen, tot in _sub_multisets(usable, 20) if must < 0 or must in chosen]
     if s.phase == MAIN:
         hand = s.hands[p]
         any_exact = False
-        sums = {tot for _, tot in _sub_multisets(usable, 20)}
+        sums = {tot for _, tot in subs}
         for i, c in enumerate(hand):
             exact = T - FRONT[c] in sums
             any_exact |= exact
@@ -84,7 +87,11 @@ def reference_legal_mask(game, s) -> np.ndarray:
                 if s.held[p][BLOQUEIO] and k in free:
                     m[A_BLOCK + k] = 1
                 if s.held[p][ESCUDO] and any(KIND[c] == k and s.owner[c] not in (-1, p) for c in s.table):
-                    m[A_UNBLOCK + k] = 1
+                    # only when an exact capture (no Coringa: the Escudo is the turn's card) can use it
+                    with_it = usable + Counter([k])
+                    if any(k in chosen and FRONT[c] + tot == T
+                           for chosen, tot in _sub_multisets(with_it, 20) for c in hand):
+                        m[A_UNBLOCK + k] = 1
             for j in range(1, n):
                 if s.held[p][ROUBAR] and s.hands[(p + j) % n]:
                     m[A_ROUBAR + j - 1] = 1
@@ -92,11 +99,11 @@ def reference_legal_mask(game, s) -> np.ndarray:
                 m[A_BOMBA] = 1
     elif s.phase == CAPTURE:
         goals = {T - 1, T, T + 1} if coringa else {T}
-        for chosen, tot in _sub_multisets(usable, 20):
+        for chosen, tot in subs:
             if s.cap_sum + tot in goals:
                 for k in chosen:
                     m[A_ADD + k] = 1
-        if s.cap_sel and s.cap_sum == T:
+        if s.cap_sel and s.cap_sum == T and must < 0:
             m[A_COMMIT] = 1
         if s.cap_sel and coringa and abs(s.cap_sum - T) == 1:
             m[A_COMMIT_CORINGA] = 1
@@ -109,7 +116,7 @@ def reference_legal_mask(game, s) -> np.ndarray:
     elif s.phase == BOMBA_ROUND:
         for i in range(len(s.hands[p])):
             m[A_PLACE + i] = 1
-        if s.held[p][ESCUDO]:
+        if s.held[p][ESCUDO] and p != s.turn:       # Escudo is against other players' attacks
             m[A_ESCUDO] = 1
     return m
 
@@ -149,6 +156,12 @@ def check_invariants(game, s) -> None:
             assert s.queue and s.queue[0] == s.actor, "the asked seat heads the window's queue"
         if s.phase == BLOQ_WINDOW:
             assert s.held[s.actor][BLOQUEIO] > 0, "only holders are asked"
+            assert s.actor != s.turn or not s.chuche_played, "one Chuche card per turn"
+        if s.must_use >= 0:
+            assert s.phase in (MAIN, CAPTURE) and s.chuche_played and s.used[s.turn][ESCUDO], \
+                "an unblocked card to use only in the Escudo player's turn"
+            assert any(KIND[c] == s.must_use and s.owner[c] in (-1, s.turn) for c in s.table), \
+                "the card to use is on the table"
         if s.phase == ROUBAR_WINDOW:
             assert s.held[s.actor][ESCUDO] > 0 and s.chuche_played
     assert s.nfree == sum(1 for c in s.table if s.owner[c] < 0)

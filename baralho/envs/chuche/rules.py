@@ -47,6 +47,7 @@ from baralho.envs.chuche.cards import (
     FRONT,
     GOALS,
     KIND,
+    KIND_FRONT,
     LAST_TARGET,
     NUM_COLOURS,
     PER_COLOUR,
@@ -116,6 +117,7 @@ class ChucheState:
     seed: int                          # hidden chance seed: Roubar's random card, later deals
     draws: int                         # chance events so far (see ChucheGame._chance)
     nfree: int                         # unblocked table cards
+    must_use: int = -1                 # kind unblocked by this turn's Escudo: the capture must use it
 
     def copy(self) -> ChucheState:
         return ChucheState(
@@ -126,7 +128,7 @@ class ChucheState:
             self.turn, self.actor, self.phase, self.chuche_played, self.cap_card,
             self.cap_sel[:], self.cap_sum, self.queue[:], self.cont, self.bomba_hits,
             self.scores[:], self.rounds_played, self.decisions, self.round_decisions,
-            self.over, self.rets[:], self.seed, self.draws, self.nfree)
+            self.over, self.rets[:], self.seed, self.draws, self.nfree, self.must_use)
 
 
 class ChucheGame:
@@ -231,19 +233,24 @@ class ChucheGame:
         p, ph, owner = s.actor, s.phase, s.owner
         if ph == MAIN:
             hand = s.hands[p]
-            r = 1                     # bit x: some of the player's table cards sum to x
+            must = s.must_use         # after an Escudo unblock: that card is counted apart
+            r = 1                     # bit x: some of the player's (other) table cards sum to x
             for c in s.table:
                 o = owner[c]
                 if o < 0 or o == p:
+                    if KIND[c] == must:
+                        must = -1
+                        continue
                     r |= r << FRONT[c]
             t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
             played = s.chuche_played
             held = s.held[p]
             cor = held[CORINGA] and not played
+            base, least = (KIND_FRONT[s.must_use], 0) if s.must_use >= 0 else (0, 1)
             exact = False
             for i, c in enumerate(hand):
-                d = t - FRONT[c]
-                if d >= 1 and r >> d & 1:
+                d = t - FRONT[c] - base
+                if d >= least and r >> d & 1:
                     m[A_CAPTURE + i] = 1
                     exact = True
                 elif cor and ((d >= 2 and r >> (d - 1) & 1) or (d >= 0 and r >> (d + 1) & 1)):
@@ -256,9 +263,14 @@ class ChucheGame:
                         if owner[c] < 0:
                             m[A_BLOCK + KIND[c]] = 1
                 if held[ESCUDO] and s.nfree < len(s.table):
+                    # "para usá-la na sua soma": only a card an exact capture could then use
                     for c in s.table:
                         if owner[c] >= 0 and owner[c] != p:
-                            m[A_UNBLOCK + KIND[c]] = 1
+                            for h in hand:
+                                d = t - FRONT[h] - FRONT[c]
+                                if d >= 0 and r >> d & 1:
+                                    m[A_UNBLOCK + KIND[c]] = 1
+                                    break
                 if held[ROUBAR]:
                     n = self.num_players
                     for j in range(1, n):
@@ -269,15 +281,20 @@ class ChucheGame:
         elif ph == CAPTURE:
             usable = []
             cnt = [0, 0, 0, 0, 0, 0]
+            must = s.must_use         # not added yet: count it as added, the others must complete
+            total = s.cap_sum + (KIND_FRONT[must] if must >= 0 else 0)
             for c in s.table:
                 o = owner[c]
                 if o < 0 or o == p:
                     usable.append(c)
+                    if KIND[c] == must:
+                        must = -1
+                        continue
                     v = FRONT[c] - 1
                     if cnt[v] < VALUE_CAP[v]:
                         cnt[v] += 1
-            others = table_sums(tuple(cnt))[1]
-            t, total = (s.back[s.stock[-1]] if s.stock else LAST_TARGET), s.cap_sum
+            sums, others = table_sums(tuple(cnt))
+            t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
             goals = (t - 1, t, t + 1) if s.held[p][CORINGA] and not s.chuche_played else (t,)
             ok = 0                    # bit v: a card of value v can still complete the target
             for v in range(1, 7):
@@ -292,7 +309,9 @@ class ChucheGame:
                 for c in usable:
                     if ok >> FRONT[c] & 1:
                         m[A_ADD + KIND[c]] = 1
-            if s.cap_sel:
+            if s.must_use >= 0:       # the unblocked card itself: the others complete the rest
+                m[A_ADD + s.must_use] = t >= total and sums >> (t - total) & 1
+            elif s.cap_sel:
                 if total == t:
                     m[A_COMMIT] = 1
                 elif (total == t - 1 or total == t + 1) and len(goals) == 3:
@@ -307,7 +326,7 @@ class ChucheGame:
         else:  # BOMBA_ROUND
             k = len(s.hands[p])
             m[A_PLACE:A_PLACE + k] = _ONES[:k]
-            if s.held[p][ESCUDO]:
+            if s.held[p][ESCUDO] and p != s.turn:     # never against one's own Bomba
                 m[A_ESCUDO] = 1
         return np.frombuffer(m, np.int8)
 
@@ -366,6 +385,7 @@ class ChucheGame:
                 k = a - A_UNBLOCK
                 c = next(c for c in s.table if KIND[c] == k and s.owner[c] >= 0 and s.owner[c] != p)
                 self._set_owner(s, c, -1)
+                s.must_use = k
             elif a < A_BOMBA:
                 self._chuche_use(s, p, ROUBAR)
                 s.chuche_played = True
@@ -390,6 +410,8 @@ class ChucheGame:
                 if c < 0:
                     c = next(c for c in s.table if KIND[c] == k and s.owner[c] == p)
                 self._table_take(s, c)
+                if k == s.must_use:
+                    s.must_use = -1
                 s.cap_sel.append(c)
                 s.cap_sum += FRONT[c]
             else:
@@ -397,6 +419,7 @@ class ChucheGame:
         elif ph == BLOQ_WINDOW:
             if a != A_PASS:
                 self._chuche_use(s, p, BLOQUEIO)
+                s.chuche_played |= p == s.turn
                 self._block(s, p, a - A_BLOCK)
             s.queue.pop(0)
             self._next_in_window(s)
@@ -457,7 +480,9 @@ class ChucheGame:
     def _open_window(self, s: ChucheState, cont: int) -> None:
         """Cards reached the table: ask each Bloqueio holder, nearest next turn first."""
         if s.nfree:
-            queue = [q for q in self._seats_after[s.turn] if s.held[q][BLOQUEIO]]
+            # "apenas uma por turno": the turn player who already played a Chuche card is not asked
+            queue = [q for q in self._seats_after[s.turn]
+                     if s.held[q][BLOQUEIO] and not (q == s.turn and s.chuche_played)]
             if queue:
                 s.queue, s.cont, s.actor = queue, cont, queue[0]
                 s.phase = BLOQ_WINDOW
@@ -493,7 +518,7 @@ class ChucheGame:
                 self._end_round(s)
                 return
             s.turn = p
-            s.chuche_played = False
+            s.chuche_played, s.must_use = False, -1
             if s.hands[p]:
                 s.actor = p
                 s.phase = MAIN
