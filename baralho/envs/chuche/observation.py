@@ -27,17 +27,27 @@ from baralho.envs.chuche.cards import (
 
 PHASES = ("turn", "capture", "bloqueio window", "roubar: escudo?", "bomba")
 MAIN, CAPTURE, BLOQ_WINDOW, ROUBAR_WINDOW, BOMBA_ROUND = range(5)
+CONT_MAIN, CONT_END = 0, 1                # what follows a Bloqueio window: the turn goes on, or ends
 CARD_ROW = 6 + 6 + len(BACK_VALUES)       # colour one-hot, front one-hot, back one-hot
-ROUND_POINTS_HIGH = 200                   # > every card and Chuche card to one player
+DTYPE = np.int16                          # scores reach 200 rounds x 137 points; the rest is small
+
+
+def round_points_high(num_colours: int) -> int:
+    """The most one player can score in a round: every card (red 29, each other colour
+    12) and all 12 Chuche cards at 4 points."""
+    return sum(POINTS[c] for c in range(9 * num_colours)) + chuche_points(NUM_CHUCHE)
 
 
 def build_layout(n: int, num_colours: int, max_rounds: int) -> ObsLayout:
+    """``max_rounds``: the match cap (1 in scope "round")."""
     num_cards = 9 * num_colours
-    L = ObsLayout()
+    per_round = round_points_high(num_colours)
+    L = ObsLayout(DTYPE)
     L.add("hand", (3, CARD_ROW), doc="own hand by slot: colour (6), front 1-6 (6), back 6-10 (5), one-hot")
     L.add("capture_card", CARD_ROW, doc="the hand card of the capture being built (shown face up)")
     L.add("capture_selected", NUM_KINDS, high=2, doc="table cards added to that capture, by kind")
     L.add("capture_sum", 1, high=11, doc="hand card + added table cards")
+    L.add("must_use", NUM_KINDS, doc="the kind this turn's Escudo unblocked: the capture must still add it")
     L.add("table", NUM_KINDS, high=2, doc="unblocked table cards by kind (colour*6 + front-1)")
     L.add("blocked", (n, NUM_KINDS), high=2, doc="table cards reserved by each seat, by kind")
     L.add("target", len(BACK_VALUES), doc="target total 6-10, one-hot (7 once the stock is empty)")
@@ -46,17 +56,23 @@ def build_layout(n: int, num_colours: int, max_rounds: int) -> ObsLayout:
     L.add("gone", NUM_KINDS, high=2, doc="cards captured this round (by anyone), by kind")
     L.add("phase", len(PHASES), doc="one-hot: " + ", ".join(PHASES))
     L.add("chuche_played", 1, doc="the turn player has used their one Chuche card this turn")
+    L.add("window_ends_turn", 1, doc="Bloqueio window: the turn ends after it (it follows a place)")
+    L.add("bomba_placed", 1, high=n, doc="Bomba: cards placed under it so far (a Bloqueio window follows if any)")
     L.add("chuche_deck", 1, high=NUM_CHUCHE, doc="Chuche cards left to win")
     L.add("turn_player", n, doc="whose turn it is (one-hot by seat)")
+    L.add("turn_order", n, high=n - 1, doc="each seat's place in this round's turn order (0: the round's first)")
     L.add("hand_size", n, high=3, doc="cards in each hand")
     L.add("hand_backs", (n, len(BACK_VALUES)), high=3, doc="public backs of each hand, counts of 6..10")
     L.add("chuche_held", (n, len(CHUCHE_COUNTS)), high=max(CHUCHE_COUNTS),
           doc="unused Chuche cards (face up): Coringa, Roubar, Bomba, Bloqueio, Escudo")
+    L.add("chuche_used", (n, len(CHUCHE_COUNTS)), high=max(CHUCHE_COUNTS),
+          doc="used Chuche cards by type (with chuche_held: what is left in the Chuche deck)")
     L.add("chuche_won", n, high=NUM_CHUCHE, doc="Chuche cards won this round (used or not)")
     L.add("captured", (n, 4), high=num_cards, doc="captured cards: red 5, other 5s, other reds, the rest")
-    L.add("round_points", n, high=ROUND_POINTS_HIGH, doc="points of this round so far")
-    L.add("scores", n, high=ROUND_POINTS_HIGH * max_rounds, doc="match totals of the finished rounds")
+    L.add("round_points", n, high=per_round, doc="points of this round so far")
+    L.add("scores", n, high=per_round * max_rounds, doc="match totals of the finished rounds")
     L.add("rounds_played", 1, high=max_rounds, doc="finished rounds")
+    L.add("rounds_left", 1, high=max_rounds, doc="rounds before the match cap (max_rounds), this one included")
     return L.freeze()
 
 
@@ -79,6 +95,8 @@ def encode(game, s, player: int) -> np.ndarray:
         for c in s.cap_sel:
             f["capture_selected"][KIND[c]] += 1
         f["capture_sum"][0] = s.cap_sum
+    if s.must_use >= 0:
+        f["must_use"][s.must_use] = 1
     row = {q: j for j, q in enumerate(seats)}
     for c in s.table:
         if s.owner[c] < 0:
@@ -90,13 +108,18 @@ def encode(game, s, player: int) -> np.ndarray:
     f["colours"][list(s.colours)] = 1
     f["phase"][s.phase] = 1
     f["chuche_played"][0] = s.chuche_played
+    f["window_ends_turn"][0] = s.phase == BLOQ_WINDOW and s.cont == CONT_END
+    f["bomba_placed"][0] = s.bomba_hits if s.phase == BOMBA_ROUND else 0
     f["chuche_deck"][0] = len(s.chuche_deck)
     f["turn_player"][row[s.turn]] = 1
+    first = game.first_player(s)
     for j, q in enumerate(seats):
         f["hand_size"][j] = len(s.hands[q])
         for c in s.hands[q]:
             f["hand_backs"][j, s.back[c] - 6] += 1
+        f["turn_order"][j] = (q - first) % n
         f["chuche_held"][j] = s.held[q]
+        f["chuche_used"][j] = s.used[q]
         won = game.won(s, q)
         f["chuche_won"][j] = won
         for c in s.piles[q]:
@@ -105,6 +128,7 @@ def encode(game, s, player: int) -> np.ndarray:
         f["round_points"][j] = sum(POINTS[c] for c in s.piles[q]) + chuche_points(won)
         f["scores"][j] = s.scores[q]
     f["rounds_played"][0] = s.rounds_played
+    f["rounds_left"][0] = game.max_rounds - s.rounds_played
     return obs
 
 

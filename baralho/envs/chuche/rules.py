@@ -57,11 +57,18 @@ from baralho.envs.chuche.cards import (
     chuche_points,
     table_sums,
 )
-from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, MAIN, ROUBAR_WINDOW, build_layout
+from baralho.envs.chuche.observation import (
+    BLOQ_WINDOW,
+    BOMBA_ROUND,
+    CAPTURE,
+    CONT_END,
+    CONT_MAIN,
+    MAIN,
+    ROUBAR_WINDOW,
+    build_layout,
+)
 
 ENV_ID = "chuche_v1"
-# Continuations after a Bloqueio window.
-CONT_MAIN, CONT_END = 0, 1
 _CHUCHE_DECK = [t for t, k in enumerate(CHUCHE_COUNTS) for _ in range(k)]
 _ONES = b'\x01\x01\x01'
 
