@@ -242,6 +242,7 @@ def test_the_capture_after_an_escudo_unblock_must_use_the_unblocked_card():
     assert {A_CAPTURE + slot[card(LA, 2)], A_CAPTURE + slot[card(AM, 1)]} <= legal(game, s)
     play(game, s, A_UNBLOCK + KIND[red5])
     assert legal(game, s) == {A_CAPTURE + slot[card(LA, 2)]}       # 1 + 6 no longer; no place
+    assert "Escudo unblocked 5Vm: the capture must use it" in game.render_text(s, 1)
     play(game, s, A_CAPTURE + slot[card(LA, 2)])
     assert legal(game, s) == {A_ADD + KIND[red5]}                  # 2 + 5La would not use it
     play(game, s, A_ADD + KIND[red5], A_COMMIT)

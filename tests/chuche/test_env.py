@@ -116,6 +116,10 @@ def test_corrupted_states_fail_invariants():
     bad.nfree += 1
     with pytest.raises(AssertionError):
         game.check_invariants(bad)
+    bad = s.copy()
+    bad.must_use = KIND[card(AM, 6)]                   # an obligation without an Escudo played
+    with pytest.raises(AssertionError):
+        game.check_invariants(bad)
 
 
 def test_describe_and_render():

@@ -20,8 +20,8 @@ def _obs(game, s):
 
 
 def _differ(a, b) -> None:
+    """The players to act in positions ``a`` and ``b`` see them differently."""
     (ga, sa), (gb, sb) = a, b
-    assert ga.current_player(sa) == gb.current_player(sb) or ga.num_players == 2
     assert not np.array_equal(_obs(ga, sa), _obs(gb, sb))
 
 

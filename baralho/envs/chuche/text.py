@@ -3,7 +3,7 @@ terminal colours of ``render_mode="human"``."""
 
 from __future__ import annotations
 
-from baralho.envs.chuche.cards import CHUCHE_NAMES, POINTS, card_name, chuche_points
+from baralho.envs.chuche.cards import CHUCHE_NAMES, POINTS, card_name, chuche_points, kind_name
 from baralho.envs.chuche.observation import PHASES
 
 # every number card in its colour
@@ -24,6 +24,8 @@ def render_text(game, s, player: int | None = None) -> str:
     if s.cap_card >= 0:
         lines.append(f"capture: {card_name(s.cap_card)} + "
                      f"{' + '.join(card_name(c) for c in s.cap_sel) or '...'} = {s.cap_sum}")
+    if s.must_use >= 0:
+        lines.append(f"Escudo unblocked {kind_name(s.must_use)}: the capture must use it")
     for q in range(n):
         if player is None or q == player:
             hand = " ".join(f"{card_name(c)}/{s.back[c]}" for c in s.hands[q])
