@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
 from baralho.envs.chuche.cards import BACKS_PER_COLOUR, CHUCHE_COUNTS, PER_COLOUR
-from baralho.envs.chuche.observation import MAIN, public_vector
+from baralho.envs.chuche.observation import MAIN
 from baralho.envs.chuche.rules import ChucheGame, ChucheState, Config
 
 VM, LA, AM, VD, AZ, RX = range(6)
@@ -52,8 +50,7 @@ def position(n: int = 2, hands=None, table=(), stock=(), target: int | None = No
     s = ChucheState(colours, in_play, tuple(back), hands, stock, table, own, piles, discard,
                     list(chuche_deck), held, used, turn, turn, MAIN, False, -1, [], 0, [], 0, 0,
                     list(scores or [0] * n), rounds_played, 0, 0, False, [0.0] * n, 12345, 0,
-                    sum(1 for c in table if own[c] < 0), array("f"))
-    s.pub = public_vector(game, s)
+                    sum(1 for c in table if own[c] < 0))
     game.check_invariants(s)
     return game, s
 

@@ -177,3 +177,83 @@ def test_adding_a_kind_takes_the_free_copy_before_the_own_blocked_one():
                        target=7, owner={mine: 0})
     play(game, s, A_CAPTURE, A_ADD + KIND[free], A_COMMIT)
     assert free in s.piles[0] and s.table == [mine] and s.owner[mine] == 0
+
+
+# ------------------------------------------- "apenas uma por turno" through every window (v1)
+STOCK2 = [card(VD, 1), card(VD, 2), card(VD, 3), card(VD, 4)]     # 2 players: no blue
+
+
+def test_the_bomber_cannot_answer_its_own_bomba_with_escudo():
+    """Escudo protects "contra ataques de outros jogadores": never against your own Bomba."""
+    game, s = position(hands=[[card(VM, 1), card(VM, 2)], [card(LA, 1)]], table=[card(AM, 6)],
+                       stock=STOCK2, target=10, held=[chuche(bomba=1, escudo=1), chuche(escudo=1)])
+    play(game, s, A_BOMBA)
+    assert game.current_player(s) == 1 and legal(game, s) == {A_PLACE, A_ESCUDO}    # the other may
+    play(game, s, A_PLACE)
+    assert game.current_player(s) == 0 and s.phase == BOMBA_ROUND
+    assert legal(game, s) == {A_PLACE, A_PLACE + 1}                                 # the bomber may not
+
+
+def test_a_turn_player_who_played_a_chuche_card_gets_no_bloqueio_window():
+    # after Roubar: only the other holder is asked, then the turn goes on
+    game, s = position(3, hands=[[card(VM, 1)], [card(LA, 1), card(LA, 2)], [card(AM, 1)]],
+                       table=[card(AZ, 6)], stock=STOCK, target=10,
+                       held=[chuche(roubar=1, bloqueio=1), chuche(), chuche(bloqueio=1)])
+    play(game, s, A_ROUBAR)
+    assert s.phase == BLOQ_WINDOW and game.current_player(s) == 2
+    play(game, s, A_PASS)
+    assert s.phase == MAIN and game.current_player(s) == 0
+    # after Bomba: the bomber, who holds a Bloqueio, is not asked: no other holder, no window
+    game, s = position(hands=[[card(VM, 1), card(VM, 2)], [card(LA, 1)]], table=[card(AM, 6)],
+                       stock=STOCK2, target=10, held=[chuche(bomba=1, bloqueio=1), chuche()])
+    play(game, s, A_BOMBA, A_PLACE, A_PLACE)
+    assert s.phase == MAIN and game.current_player(s) == 0 and s.held[0][BLOQUEIO] == 1
+    # after an own-turn Bloqueio followed by a place: the placer is not asked again
+    game, s = position(3, hands=[[card(VM, 1)], [card(LA, 1)], [card(AM, 1)]],
+                       table=[card(AZ, 6), card(AZ, 5)], stock=STOCK, target=10,
+                       held=[chuche(bloqueio=2), chuche(), chuche(bloqueio=1)])
+    play(game, s, A_BLOCK + KIND[card(AZ, 5)], A_PLACE)
+    order = []
+    while s.phase == BLOQ_WINDOW:
+        order.append(game.current_player(s))
+        play(game, s, A_PASS)
+    assert order == [2] and s.turn == 1 and s.held[0][BLOQUEIO] == 1
+
+
+def test_escudo_unblocks_only_for_a_capture_this_turn():
+    red5 = card(VM, 5)
+    # 1 + 5 = 6, the target is 7: the unblocked 5 could not be used (a Coringa cannot help:
+    # the Escudo is the turn's Chuche card)
+    game, s = position(hands=[[card(AM, 1)], [card(LA, 1)]], table=[red5], stock=[card(VD, 1)], target=7,
+                       owner={red5: 1}, held=[chuche(escudo=1, coringa=1), chuche()])
+    assert A_UNBLOCK + KIND[red5] not in legal(game, s)
+    # 1 + 5 + 1 = 7 with a free 1 on the table: now it can
+    game, s = position(hands=[[card(AM, 1)], [card(LA, 1)]], table=[red5, card(VD, 1, 1)], stock=[card(VD, 1)],
+                       target=7, owner={red5: 1}, held=[chuche(escudo=1, coringa=1), chuche()])
+    assert A_UNBLOCK + KIND[red5] in legal(game, s)
+
+
+def test_the_capture_after_an_escudo_unblock_must_use_the_unblocked_card():
+    red5, la5, am6 = card(VM, 5), card(LA, 5), card(AM, 6)
+    hand = [card(LA, 2), card(AM, 1)]                  # 1 + 6 = 7 without it, 2 + 5 = 7 with it
+    game, s = position(hands=[hand, [card(VD, 1)]], table=[red5, la5, am6], stock=[card(VD, 2)], target=7,
+                       owner={red5: 1}, held=[chuche(escudo=1), chuche()])
+    slot = {c: i for i, c in enumerate(s.hands[0])}
+    assert {A_CAPTURE + slot[card(LA, 2)], A_CAPTURE + slot[card(AM, 1)]} <= legal(game, s)
+    play(game, s, A_UNBLOCK + KIND[red5])
+    assert legal(game, s) == {A_CAPTURE + slot[card(LA, 2)]}       # 1 + 6 no longer; no place
+    assert "Escudo unblocked 5Vm: the capture must use it" in game.render_text(s, 1)
+    play(game, s, A_CAPTURE + slot[card(LA, 2)])
+    assert legal(game, s) == {A_ADD + KIND[red5]}                  # 2 + 5La would not use it
+    play(game, s, A_ADD + KIND[red5], A_COMMIT)
+    assert red5 in s.piles[0] and la5 in s.table
+
+
+def test_after_an_escudo_unblock_the_free_place_rule_still_allows_placing():
+    red5 = card(VM, 5)
+    game, s = position(hands=[[card(LA, 2), card(AM, 1)], [card(VD, 1)]], table=[red5, card(AM, 6)],
+                       stock=[card(VD, 2)], target=7, owner={red5: 1}, held=[chuche(escudo=1), chuche()],
+                       place_rule="free")
+    play(game, s, A_UNBLOCK + KIND[red5])
+    slot = {c: i for i, c in enumerate(s.hands[0])}
+    assert legal(game, s) == {A_CAPTURE + slot[card(LA, 2)], A_PLACE, A_PLACE + 1}

@@ -113,7 +113,11 @@ def test_corrupted_states_fail_invariants():
     with pytest.raises(AssertionError):
         game.check_invariants(bad)
     bad = s.copy()
-    bad.pub[3] += 1
+    bad.nfree += 1
+    with pytest.raises(AssertionError):
+        game.check_invariants(bad)
+    bad = s.copy()
+    bad.must_use = KIND[card(AM, 6)]                   # an obligation without an Escudo played
     with pytest.raises(AssertionError):
         game.check_invariants(bad)
 

@@ -13,7 +13,6 @@ from baralho.envs.chuche.actions import (
     A_CAPTURE,
     A_COMMIT,
     A_COMMIT_CORINGA,
-    A_PASS,
     A_PLACE,
     A_ROUBAR,
     A_UNBLOCK,
@@ -28,7 +27,7 @@ from baralho.envs.chuche.cards import (
     PER_COLOUR,
     RED,
 )
-from baralho.envs.chuche.observation import BLOQ_WINDOW, CAPTURE, MAIN
+from baralho.envs.chuche.observation import CAPTURE, MAIN
 from baralho.envs.chuche.rules import ChucheGame, Config
 
 from .helpers import AM, AZ, LA, VD, VM, card, chuche, legal, play, position
@@ -189,18 +188,18 @@ def test_a_turn_with_an_empty_hand_passes_and_draws():
 
 
 def test_at_most_one_chuche_card_per_turn():
-    game, s = position(3, hands=[[card(VM, 3)], [card(LA, 1)], [card(AM, 1)]], table=[card(LA, 4)],
+    game, s = position(3, hands=[[card(VM, 4)], [card(LA, 1)], [card(AM, 1)]], table=[card(LA, 4)],
                        stock=[card(AZ, 1)], target=8,
                        held=[chuche(coringa=1, roubar=1, bomba=1, bloqueio=1, escudo=1), chuche(), chuche()],
                        owner={card(LA, 4): 1})
     before = legal(game, s)
-    assert {A_ROUBAR, A_ROUBAR + 1, A_BOMBA, A_UNBLOCK + KIND[card(LA, 4)]} <= before
+    assert {A_ROUBAR, A_ROUBAR + 1, A_BOMBA, A_UNBLOCK + KIND[card(LA, 4)]} <= before    # 4 + 4 = 8
     play(game, s, A_ROUBAR)                           # steal from seat 1
-    assert s.phase == BLOQ_WINDOW and s.actor == 0     # a reaction: Bloqueio is still allowed
-    play(game, s, A_PASS)
+    # v1: no Bloqueio window for the turn player, who has played the turn's card (no other holder)
+    assert s.phase == MAIN and s.actor == 0 and s.table[-1] == card(LA, 1)
     after = legal(game, s)
     assert not after & ({A_BOMBA, A_ROUBAR, A_ROUBAR + 1} | set(range(A_BLOCK, A_ROUBAR)))
-    assert s.chuche_played and s.phase == MAIN
+    assert s.chuche_played
     # the Coringa is a Chuche card too: 3 + 4 = 7 would need it, so no capture with it now
     game, s2 = position(3, hands=[[card(VM, 3)], [card(LA, 6)], [card(AM, 1)]], table=[card(LA, 4)],
                         stock=[card(AZ, 1)], target=8, held=[chuche(coringa=1, roubar=1), chuche(), chuche()])

@@ -1,5 +1,6 @@
 """A rule-based Chuche player that reads only its observation (and the mask).
 
+The observation is int16: counts are cast to int before they are added up.
 Captures the most points (clearing the table is worth a Chuche card), uses a
 Coringa only when it pays, blocks valuable table cards in Bloqueio windows,
 always defends with Escudo, plays Roubar/Bomba when it has no capture, and
@@ -77,11 +78,14 @@ class ChucheHeuristic:
         own = [int(x) for x in f["blocked"][0]]
         counts = [a + b for a, b in zip(free, own, strict=True)]
         coringa = f["chuche_held"][0][CORINGA] > 0 and not f["chuche_played"][0]
+        must = int(f["must_use"].argmax()) if f["must_use"].any() else -1   # after an Escudo unblock
         need = {target - start_sum}
         if coringa:
             need |= {target - 1 - start_sum, target + 1 - start_sum}
         best = None
         for kinds, total in _options(counts, need, max(need)):
+            if must >= 0 and must not in kinds:
+                continue
             score = float(sum(KIND_POINTS[k] for k in kinds))
             used_free = 0
             seen: dict[int, int] = {}

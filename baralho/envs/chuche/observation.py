@@ -1,16 +1,12 @@
-"""Chuche's observation: the layout, the seat rotation and the reference builder.
+"""Chuche's observation: the layout, its encoder, and what a player does not see.
 
-The observation is kept *incrementally* in ``state.pub`` by the rules'
-mutators: the public part (absolute seats) followed by one private hand block
-per seat. An observation is one gather, ``pub[rot[p]]``: the public part rotated
-to the observer plus the observer's own hand block (the others' blocks are never
-gathered). ``public_vector`` rebuilds ``pub`` from scratch: ``check_invariants``
-compares the two, so the incremental bookkeeping is fuzzed by the conformance suite.
+``encode(game, state, player)`` writes the observation from scratch, seat-relative:
+rows "by seat" put the observer first, then the others in play order.
+``resample_hidden`` redraws everything the observer cannot know; the
+conformance suite checks that the observation does not change under it.
 """
 
 from __future__ import annotations
-
-from array import array
 
 import numpy as np
 
@@ -31,19 +27,27 @@ from baralho.envs.chuche.cards import (
 
 PHASES = ("turn", "capture", "bloqueio window", "roubar: escudo?", "bomba")
 MAIN, CAPTURE, BLOQ_WINDOW, ROUBAR_WINDOW, BOMBA_ROUND = range(5)
+CONT_MAIN, CONT_END = 0, 1                # what follows a Bloqueio window: the turn goes on, or ends
 CARD_ROW = 6 + 6 + len(BACK_VALUES)       # colour one-hot, front one-hot, back one-hot
-ROUND_POINTS_HIGH = 200                   # > every card and Chuche card to one player
-# Fields holding one row per seat: rotated so that the observer is row 0.
-PER_SEAT = ("blocked", "turn_player", "hand_size", "hand_backs", "chuche_held",
-            "chuche_won", "captured", "round_points", "scores")
+DTYPE = np.int16                          # scores reach 200 rounds x 137 points; the rest is small
 
 
-def build_layout(n: int, num_cards: int, max_rounds: int) -> ObsLayout:
-    L = ObsLayout()
+def round_points_high(num_colours: int) -> int:
+    """The most one player can score in a round: every card (red 29, each other colour
+    12) and all 12 Chuche cards at 4 points."""
+    return sum(POINTS[c] for c in range(9 * num_colours)) + chuche_points(NUM_CHUCHE)
+
+
+def build_layout(n: int, num_colours: int, max_rounds: int) -> ObsLayout:
+    """``max_rounds``: the match cap (1 in scope "round")."""
+    num_cards = 9 * num_colours
+    per_round = round_points_high(num_colours)
+    L = ObsLayout(DTYPE)
     L.add("hand", (3, CARD_ROW), doc="own hand by slot: colour (6), front 1-6 (6), back 6-10 (5), one-hot")
     L.add("capture_card", CARD_ROW, doc="the hand card of the capture being built (shown face up)")
     L.add("capture_selected", NUM_KINDS, high=2, doc="table cards added to that capture, by kind")
     L.add("capture_sum", 1, high=11, doc="hand card + added table cards")
+    L.add("must_use", NUM_KINDS, doc="the kind this turn's Escudo unblocked: the capture must still add it")
     L.add("table", NUM_KINDS, high=2, doc="unblocked table cards by kind (colour*6 + front-1)")
     L.add("blocked", (n, NUM_KINDS), high=2, doc="table cards reserved by each seat, by kind")
     L.add("target", len(BACK_VALUES), doc="target total 6-10, one-hot (7 once the stock is empty)")
@@ -52,109 +56,105 @@ def build_layout(n: int, num_cards: int, max_rounds: int) -> ObsLayout:
     L.add("gone", NUM_KINDS, high=2, doc="cards captured this round (by anyone), by kind")
     L.add("phase", len(PHASES), doc="one-hot: " + ", ".join(PHASES))
     L.add("chuche_played", 1, doc="the turn player has used their one Chuche card this turn")
+    L.add("window_ends_turn", 1, doc="Bloqueio window: the turn ends after it (it follows a place)")
+    L.add("bomba_placed", 1, high=n, doc="Bomba: cards placed under it so far (a Bloqueio window follows if any)")
     L.add("chuche_deck", 1, high=NUM_CHUCHE, doc="Chuche cards left to win")
     L.add("turn_player", n, doc="whose turn it is (one-hot by seat)")
+    L.add("turn_order", n, high=n - 1, doc="each seat's place in this round's turn order (0: the round's first)")
     L.add("hand_size", n, high=3, doc="cards in each hand")
     L.add("hand_backs", (n, len(BACK_VALUES)), high=3, doc="public backs of each hand, counts of 6..10")
     L.add("chuche_held", (n, len(CHUCHE_COUNTS)), high=max(CHUCHE_COUNTS),
           doc="unused Chuche cards (face up): Coringa, Roubar, Bomba, Bloqueio, Escudo")
+    L.add("chuche_used", (n, len(CHUCHE_COUNTS)), high=max(CHUCHE_COUNTS),
+          doc="used Chuche cards by type (with chuche_held: what is left in the Chuche deck)")
     L.add("chuche_won", n, high=NUM_CHUCHE, doc="Chuche cards won this round (used or not)")
     L.add("captured", (n, 4), high=num_cards, doc="captured cards: red 5, other 5s, other reds, the rest")
-    L.add("round_points", n, high=ROUND_POINTS_HIGH, doc="points of this round so far")
-    L.add("scores", n, high=ROUND_POINTS_HIGH * max_rounds, doc="match totals of the finished rounds")
+    L.add("round_points", n, high=per_round, doc="points of this round so far")
+    L.add("scores", n, high=per_round * max_rounds, doc="match totals of the finished rounds")
     L.add("rounds_played", 1, high=max_rounds, doc="finished rounds")
+    L.add("rounds_left", 1, high=max_rounds, doc="rounds before the match cap (max_rounds), this one included")
     return L.freeze()
-
-
-def rotations(layout: ObsLayout, n: int) -> list[np.ndarray]:
-    """Index arrays: ``pub[rot[p]]`` is seat p's observation (its rows first, its hand)."""
-    out = []
-    hand = layout.fields["hand"]
-    for p in range(n):
-        idx = np.arange(layout.size)
-        idx[hand.start:hand.stop] = private_offset(layout, p) + np.arange(hand.stop - hand.start)
-        for name in PER_SEAT:
-            f = layout.fields[name]
-            w = (f.stop - f.start) // n
-            for j in range(n):
-                src = f.start + ((p + j) % n) * w
-                idx[f.start + j * w:f.start + (j + 1) * w] = np.arange(src, src + w)
-        out.append(idx)
-    return out
-
-
-def _card_rows() -> np.ndarray:
-    rows = np.zeros((len(COLOUR), len(BACK_VALUES), CARD_ROW), np.float32)
-    for c in range(len(COLOUR)):
-        for i in range(len(BACK_VALUES)):
-            rows[c, i, COLOUR[c]] = 1
-            rows[c, i, 6 + FRONT[c] - 1] = 1
-            rows[c, i, 12 + i] = 1
-    return rows
-
-
-_ROWS = _card_rows()
-
-
-_ROW_LISTS = [row.tolist() for row in _ROWS.reshape(-1, CARD_ROW)]   # by 5 * card + back - 6
 
 
 def card_row(c: int, back: int) -> np.ndarray:
     """The observation row of card ``c`` with back ``back`` (hand slots, capture card)."""
-    return _ROWS[c, back - 6]
+    row = np.zeros(CARD_ROW, np.int64)
+    row[COLOUR[c]] = row[6 + FRONT[c] - 1] = row[12 + back - 6] = 1
+    return row
 
 
-def private_offset(layout: ObsLayout, p: int) -> int:
-    """Where seat p's hand block starts in ``state.pub``."""
-    return layout.size + p * 3 * CARD_ROW
-
-
-def public_vector(game, s) -> array:
-    """``state.pub`` built from scratch: the public part (absolute seats), then the hands."""
-    L, n, o = game.obs_layout, game.num_players, game._o
-    v = [0.0] * (L.size + n * 3 * CARD_ROW)   # plain list: this runs in every check_invariants call
-    back = s.back
-    for p in range(n):
-        at = private_offset(L, p)
-        for c in s.hands[p]:
-            v[at:at + CARD_ROW] = _ROW_LISTS[5 * c + back[c] - 6]
-            at += CARD_ROW
+def encode(game, s, player: int) -> np.ndarray:
+    """``player``'s observation of ``s``: own hand, everything public, seat-relative."""
+    L, n = game.obs_layout, game.num_players
+    f = L.decode(obs := L.zeros())                                   # writable views by field
+    seats = [(player + j) % n for j in range(n)]                     # row j: j seats after the observer
+    for i, c in enumerate(s.hands[player]):
+        f["hand"][i] = card_row(c, s.back[c])
     if s.cap_card >= 0:
-        at = o["capture_card"]
-        v[at:at + CARD_ROW] = _ROW_LISTS[5 * s.cap_card + back[s.cap_card] - 6]
-        at = o["capture_selected"]
+        f["capture_card"][:] = card_row(s.cap_card, s.back[s.cap_card])
         for c in s.cap_sel:
-            v[at + KIND[c]] += 1
-        v[o["capture_sum"]] = s.cap_sum
-    table, blocked = o["table"], o["blocked"]
+            f["capture_selected"][KIND[c]] += 1
+        f["capture_sum"][0] = s.cap_sum
+    if s.must_use >= 0:
+        f["must_use"][s.must_use] = 1
+    row = {q: j for j, q in enumerate(seats)}
     for c in s.table:
         if s.owner[c] < 0:
-            v[table + KIND[c]] += 1
+            f["table"][KIND[c]] += 1
         else:
-            v[blocked + NUM_KINDS * s.owner[c] + KIND[c]] += 1
-    v[o["target"] + game.target(s) - 6] = 1
-    v[o["stock_size"]] = len(s.stock)
-    for col in s.colours:
-        v[o["colours"] + col] = 1
-    v[o["phase"] + s.phase] = 1
-    v[o["chuche_played"]] = float(s.chuche_played)
-    v[o["chuche_deck"]] = len(s.chuche_deck)
-    v[o["turn_player"] + s.turn] = 1
-    hand_size, hand_backs, held, won_at = o["hand_size"], o["hand_backs"], o["chuche_held"], o["chuche_won"]
-    captured, gone, points, scores = o["captured"], o["gone"], o["round_points"], o["scores"]
-    for p in range(n):
-        v[hand_size + p] = len(s.hands[p])
-        for c in s.hands[p]:
-            v[hand_backs + 5 * p + back[c] - 6] += 1
-        v[held + 5 * p:held + 5 * p + 5] = s.held[p]
-        won = sum(s.held[p]) + sum(s.used[p])
-        v[won_at + p] = won
-        pts = chuche_points(won)
-        for c in s.piles[p]:
-            v[captured + 4 * p + SCORE_KIND[c]] += 1
-            v[gone + KIND[c]] += 1
-            pts += POINTS[c]
-        v[points + p] = pts
-        v[scores + p] = s.scores[p]
-    v[o["rounds_played"]] = s.rounds_played
-    return array("f", v)
+            f["blocked"][row[s.owner[c]], KIND[c]] += 1
+    f["target"][game.target(s) - 6] = 1
+    f["stock_size"][0] = len(s.stock)
+    f["colours"][list(s.colours)] = 1
+    f["phase"][s.phase] = 1
+    f["chuche_played"][0] = s.chuche_played
+    f["window_ends_turn"][0] = s.phase == BLOQ_WINDOW and s.cont == CONT_END
+    f["bomba_placed"][0] = s.bomba_hits if s.phase == BOMBA_ROUND else 0
+    f["chuche_deck"][0] = len(s.chuche_deck)
+    f["turn_player"][row[s.turn]] = 1
+    first = game.first_player(s)
+    for j, q in enumerate(seats):
+        f["hand_size"][j] = len(s.hands[q])
+        for c in s.hands[q]:
+            f["hand_backs"][j, s.back[c] - 6] += 1
+        f["turn_order"][j] = (q - first) % n
+        f["chuche_held"][j] = s.held[q]
+        f["chuche_used"][j] = s.used[q]
+        won = game.won(s, q)
+        f["chuche_won"][j] = won
+        for c in s.piles[q]:
+            f["captured"][j, SCORE_KIND[c]] += 1
+            f["gone"][KIND[c]] += 1
+        f["round_points"][j] = sum(POINTS[c] for c in s.piles[q]) + chuche_points(won)
+        f["scores"][j] = s.scores[q]
+    f["rounds_played"][0] = s.rounds_played
+    f["rounds_left"][0] = game.max_rounds - s.rounds_played
+    return obs
+
+
+def resample_hidden(game, s, player: int, rng: np.random.Generator):
+    """Redraw what ``player`` cannot see: the fronts of the other hands (their
+    backs are public), the stock order (its top back is public: the target), the
+    Chuche deck order and the in-state generator. The card being captured is
+    face up and stays."""
+    t = s.copy()
+    if s.over:
+        return t
+    n = game.num_players
+    others = [q for q in range(n) if q != player]
+    # Canonical pool (sorted), so that the draw depends only on what the player knows.
+    pool: dict[int, list[int]] = {}
+    for c in sorted([c for q in others for c in s.hands[q]] + s.stock):
+        pool.setdefault(s.back[c], []).append(c)
+    for b in sorted(pool):
+        rng.shuffle(pool[b])
+    for q in others:
+        t.hands[q] = sorted(pool[b].pop() for b in sorted(s.back[c] for c in s.hands[q]))
+    top = [pool[game.target(s)].pop()] if s.stock else []
+    rest = sorted(c for cards in pool.values() for c in cards)
+    rng.shuffle(rest)
+    t.stock = rest + top
+    t.chuche_deck = sorted(t.chuche_deck)
+    rng.shuffle(t.chuche_deck)
+    t.seed, t.draws = int(rng.integers(2**63)), 0
+    return t

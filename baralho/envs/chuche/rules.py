@@ -1,7 +1,8 @@
-"""Chuche: the pure game engine (state, legal mask, transitions, scoring).
+"""Chuche: the reference engine (config, state, legal mask, transitions, scoring).
 
-One ``ChucheState`` and one ``ChucheGame`` implementing baralho's Game protocol.
-The rules as implemented, with every decision of ours, are in RULES.md.
+One ``Config``, one ``ChucheState`` and one ``ChucheGame`` implementing baralho's
+Game protocol. The rules as implemented, with every decision of ours, are in
+RULES.md.
 
 Whoever must decide now is ``state.actor`` (``current_player``): the turn player,
 or during a reaction window the seat being asked (Escudo against Roubar or
@@ -11,13 +12,15 @@ Bomba, a Bloqueio after cards reached the table), so the AEC adapter moves
 
 from __future__ import annotations
 
-from array import array
 from bisect import insort
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from baralho.core.chance import Chance
-from baralho.envs.chuche import views
+from baralho.core.config import ConfigError, check_player_count
+from baralho.envs.chuche import checks, observation, text
 from baralho.envs.chuche.actions import (
     A_ADD,
     A_BLOCK,
@@ -31,6 +34,7 @@ from baralho.envs.chuche.actions import (
     A_ROUBAR,
     A_UNBLOCK,
     NUM_ACTIONS,
+    describe_action,
 )
 from baralho.envs.chuche.cards import (
     BACKS_PER_COLOUR,
@@ -43,13 +47,12 @@ from baralho.envs.chuche.cards import (
     FRONT,
     GOALS,
     KIND,
+    KIND_FRONT,
     LAST_TARGET,
     NUM_COLOURS,
-    NUM_KINDS,
     PER_COLOUR,
     POINTS,
     ROUBAR,
-    SCORE_KIND,
     VALUE_CAP,
     chuche_points,
     table_sums,
@@ -58,32 +61,85 @@ from baralho.envs.chuche.observation import (
     BLOQ_WINDOW,
     BOMBA_ROUND,
     CAPTURE,
-    CARD_ROW,
+    CONT_END,
+    CONT_MAIN,
     MAIN,
     ROUBAR_WINDOW,
     build_layout,
-    card_row,
-    private_offset,
-    public_vector,
-    rotations,
 )
-from baralho.envs.chuche.state import ENV_ID, ChucheState, Config
 
-# Continuations after a Bloqueio window.
-CONT_MAIN, CONT_END = 0, 1
+ENV_ID = "chuche_v1"
 _CHUCHE_DECK = [t for t, k in enumerate(CHUCHE_COUNTS) for _ in range(k)]
-_ZERO5 = array('f', [0.0] * 5)
 _ONES = b'\x01\x01\x01'
-# observation rows by 5 * card + back - 6 (hand blocks, the capture card)
-_ROW_F = [array('f', card_row(c, b).tobytes()) for c in range(54) for b in range(6, 11)]
-_ZERO_ROW = array('f', [0.0] * CARD_ROW)
-_ZERO_ROWS = [array('f', [0.0] * (3 - k) * CARD_ROW) for k in range(3)]
+
+
+@dataclass(frozen=True)
+class Config:
+    """Chuche options (see RULES.md)."""
+    num_players: int = 2
+    scope: Literal["match", "round"] = "match"
+    place_rule: Literal["capture_first", "free"] = "capture_first"
+    max_rounds: int = 20
+
+    def __post_init__(self) -> None:
+        check_player_count(ENV_ID, self.num_players, 2, 6)
+        if isinstance(self.max_rounds, bool) or not isinstance(self.max_rounds, int) \
+                or not 1 <= self.max_rounds <= 200:
+            raise ConfigError(f"{ENV_ID}: max_rounds={self.max_rounds!r} must be an int in 1..200")
+
+
+@dataclass
+class ChucheState:
+    # fixed for the match (shared by copies, never mutated)
+    colours: tuple[int, ...]
+    in_play: tuple[int, ...]
+    back: tuple[int, ...]              # per card id; 0 for cards not in this deck
+    # the round
+    hands: list[list[int]]             # sorted card ids
+    stock: list[int]                   # top = last
+    table: list[int]
+    owner: list[int]                   # per card id: seat that blocked it, -1 if none
+    piles: list[list[int]]             # captured (and blocked-at-round-end) cards
+    discard: list[int]                 # unblocked table cards left at round end
+    chuche_deck: list[int]             # Chuche types, top = last
+    held: list[list[int]]              # unused Chuche cards per seat and type
+    used: list[list[int]]              # used Chuche cards per seat and type (they still score)
+    turn: int
+    actor: int
+    phase: int
+    chuche_played: bool                # the turn player's one Chuche card of the turn
+    cap_card: int                      # hand card of the capture being built, -1 if none
+    cap_sel: list[int]                 # table cards added to it
+    cap_sum: int
+    queue: list[int]                   # seats still to ask in the current window
+    cont: int                          # what follows the Bloqueio window
+    bomba_hits: int                    # cards placed under the current Bomba
+    # the match
+    scores: list[int]
+    rounds_played: int
+    decisions: int
+    round_decisions: int
+    over: bool
+    rets: list[float]
+    seed: int                          # hidden chance seed: Roubar's random card, later deals
+    draws: int                         # chance events so far (see ChucheGame._chance)
+    nfree: int                         # unblocked table cards
+    must_use: int = -1                 # kind unblocked by this turn's Escudo: the capture must use it
+
+    def copy(self) -> ChucheState:
+        return ChucheState(
+            self.colours, self.in_play, self.back,
+            [h[:] for h in self.hands], self.stock[:], self.table[:], self.owner[:],
+            [p[:] for p in self.piles], self.discard[:], self.chuche_deck[:],
+            [h[:] for h in self.held], [u[:] for u in self.used],
+            self.turn, self.actor, self.phase, self.chuche_played, self.cap_card,
+            self.cap_sel[:], self.cap_sum, self.queue[:], self.cont, self.bomba_hits,
+            self.scores[:], self.rounds_played, self.decisions, self.round_decisions,
+            self.over, self.rets[:], self.seed, self.draws, self.nfree, self.must_use)
 
 
 class ChucheGame:
-    # terminal colours (render_mode="human"): every number card in its colour
-    ansi_rules = ((r"\d+Vm(?:/\d+)?", "red"), (r"\d+La(?:/\d+)?", "orange"), (r"\d+Am(?:/\d+)?", "yellow"),
-                  (r"\d+Vd(?:/\d+)?", "green"), (r"\d+Az(?:/\d+)?", "blue"), (r"\d+Rx(?:/\d+)?", "magenta"))
+    ansi_rules = text.ANSI_RULES      # terminal colours (render_mode="human")
     env_id = ENV_ID
 
     def __init__(self, config: Config | None = None) -> None:
@@ -100,18 +156,7 @@ class ChucheGame:
         # (3 Bloqueio cards) over <= N-3 + 4 windows, <= 3 Escudo passes (RULES.md).
         self.round_bound = 6 * N + 12
         self.max_decisions = self.max_rounds * self.round_bound
-        self.obs_layout = L = build_layout(n, N, config.max_rounds)
-        self._rot = rotations(L, n)
-        o = {name: f.start for name, f in L.fields.items()}
-        self._o = o
-        self._o_hand, self._o_table, self._o_blocked = o["hand"], o["table"], o["blocked"]
-        self._o_hsize, self._o_hbacks, self._o_held = o["hand_size"], o["hand_backs"], o["chuche_held"]
-        self._o_won, self._o_captured, self._o_rpoints = o["chuche_won"], o["captured"], o["round_points"]
-        self._o_gone, self._o_phase, self._o_target = o["gone"], o["phase"], o["target"]
-        self._o_capcard, self._o_capsel, self._o_capsum = o["capture_card"], o["capture_selected"], o["capture_sum"]
-        self._o_cdeck, self._o_played, self._o_stock = o["chuche_deck"], o["chuche_played"], o["stock_size"]
-        self._o_turn = o["turn_player"]
-        self._o_priv = private_offset(L, 0)
+        self.obs_layout = build_layout(n, self.num_colours, self.max_rounds)
         self._chance_stream = Chance()
         self._seats_after = [[(t + j) % n for j in range(1, n)] + [t] for t in range(n)]
 
@@ -131,7 +176,7 @@ class ChucheGame:
             [[0] * 5 for _ in range(n)], [[0] * 5 for _ in range(n)],
             0, 0, MAIN, False, -1, [], 0, [], CONT_MAIN, 0,
             [0] * n, 0, 0, 0, False, [0.0] * n,
-            int(rng.integers(2**63)), 0, 0, array('f'))
+            int(rng.integers(2**63)), 0, 0)
         self._deal(s)
         return s
 
@@ -151,13 +196,16 @@ class ChucheGame:
         s.used = [[0] * 5 for _ in range(n)]
         s.cap_card, s.cap_sel, s.cap_sum, s.queue, s.bomba_hits = -1, [], 0, [], 0
         s.round_decisions = 0
-        s.turn = s.actor = s.rounds_played % n       # the first seat rotates each round
+        s.turn = s.actor = self.first_player(s)
         s.phase, s.chuche_played = MAIN, False
         s.nfree = len(s.table)
-        s.pub = public_vector(self, s)
         self._start_turn(s, s.turn)
 
     # ------------------------------------------------------------ protocol
+    def first_player(self, s: ChucheState) -> int:
+        """The round's first seat: it rotates each round (the dealer moves on)."""
+        return s.rounds_played % self.num_players
+
     def target(self, s: ChucheState) -> int:
         return s.back[s.stock[-1]] if s.stock else LAST_TARGET
 
@@ -171,7 +219,7 @@ class ChucheGame:
         return np.array(s.rets, dtype=np.float64)
 
     def observe(self, s: ChucheState, player: int) -> np.ndarray:
-        return np.frombuffer(s.pub, np.float32)[self._rot[player]]
+        return observation.encode(self, s, player)
 
     def _chance(self, s: ChucheState) -> np.random.Generator:
         """The generator of the next chance event, from the hidden seed and a counter.
@@ -192,19 +240,24 @@ class ChucheGame:
         p, ph, owner = s.actor, s.phase, s.owner
         if ph == MAIN:
             hand = s.hands[p]
-            r = 1                     # bit x: some of the player's table cards sum to x
+            must = s.must_use         # after an Escudo unblock: that card is counted apart
+            r = 1                     # bit x: some of the player's (other) table cards sum to x
             for c in s.table:
                 o = owner[c]
                 if o < 0 or o == p:
+                    if KIND[c] == must:
+                        must = -1
+                        continue
                     r |= r << FRONT[c]
             t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
             played = s.chuche_played
             held = s.held[p]
             cor = held[CORINGA] and not played
+            base, least = (KIND_FRONT[s.must_use], 0) if s.must_use >= 0 else (0, 1)
             exact = False
             for i, c in enumerate(hand):
-                d = t - FRONT[c]
-                if d >= 1 and r >> d & 1:
+                d = t - FRONT[c] - base
+                if d >= least and r >> d & 1:
                     m[A_CAPTURE + i] = 1
                     exact = True
                 elif cor and ((d >= 2 and r >> (d - 1) & 1) or (d >= 0 and r >> (d + 1) & 1)):
@@ -217,9 +270,14 @@ class ChucheGame:
                         if owner[c] < 0:
                             m[A_BLOCK + KIND[c]] = 1
                 if held[ESCUDO] and s.nfree < len(s.table):
+                    # "para usá-la na sua soma": only a card an exact capture could then use
                     for c in s.table:
                         if owner[c] >= 0 and owner[c] != p:
-                            m[A_UNBLOCK + KIND[c]] = 1
+                            for h in hand:
+                                d = t - FRONT[h] - FRONT[c]
+                                if d >= 0 and r >> d & 1:
+                                    m[A_UNBLOCK + KIND[c]] = 1
+                                    break
                 if held[ROUBAR]:
                     n = self.num_players
                     for j in range(1, n):
@@ -230,15 +288,20 @@ class ChucheGame:
         elif ph == CAPTURE:
             usable = []
             cnt = [0, 0, 0, 0, 0, 0]
+            must = s.must_use         # not added yet: count it as added, the others must complete
+            total = s.cap_sum + (KIND_FRONT[must] if must >= 0 else 0)
             for c in s.table:
                 o = owner[c]
                 if o < 0 or o == p:
                     usable.append(c)
+                    if KIND[c] == must:
+                        must = -1
+                        continue
                     v = FRONT[c] - 1
                     if cnt[v] < VALUE_CAP[v]:
                         cnt[v] += 1
-            others = table_sums(tuple(cnt))[1]
-            t, total = (s.back[s.stock[-1]] if s.stock else LAST_TARGET), s.cap_sum
+            sums, others = table_sums(tuple(cnt))
+            t = s.back[s.stock[-1]] if s.stock else LAST_TARGET
             goals = (t - 1, t, t + 1) if s.held[p][CORINGA] and not s.chuche_played else (t,)
             ok = 0                    # bit v: a card of value v can still complete the target
             for v in range(1, 7):
@@ -253,7 +316,9 @@ class ChucheGame:
                 for c in usable:
                     if ok >> FRONT[c] & 1:
                         m[A_ADD + KIND[c]] = 1
-            if s.cap_sel:
+            if s.must_use >= 0:       # the unblocked card itself: the others complete the rest
+                m[A_ADD + s.must_use] = t >= total and sums >> (t - total) & 1
+            elif s.cap_sel:
                 if total == t:
                     m[A_COMMIT] = 1
                 elif (total == t - 1 or total == t + 1) and len(goals) == 3:
@@ -268,105 +333,41 @@ class ChucheGame:
         else:  # BOMBA_ROUND
             k = len(s.hands[p])
             m[A_PLACE:A_PLACE + k] = _ONES[:k]
-            if s.held[p][ESCUDO]:
+            if s.held[p][ESCUDO] and p != s.turn:     # never against one's own Bomba
                 m[A_ESCUDO] = 1
         return np.frombuffer(m, np.int8)
 
-    # -------------------------------------------------- public-part mutators
-    def _hand_add(self, s: ChucheState, p: int, c: int, write: bool = True) -> None:
-        insort(s.hands[p], c)
-        s.pub[self._o_hsize + p] += 1
-        s.pub[self._o_hbacks + 5 * p + s.back[c] - 6] += 1
-        if write:
-            self._write_hand(s, p)
-
-    def _write_hand(self, s: ChucheState, p: int) -> None:
-        """Rewrite seat p's private hand block (slots shift: the hand is sorted)."""
-        pub, back = s.pub, s.back
-        o = self._o_priv + 3 * CARD_ROW * p
-        hand = s.hands[p]
-        for c in hand:
-            pub[o:o + CARD_ROW] = _ROW_F[5 * c + back[c] - 6]
-            o += CARD_ROW
-        if len(hand) < 3:
-            pub[o:o + (3 - len(hand)) * CARD_ROW] = _ZERO_ROWS[len(hand)]
-
+    # ------------------------------------------------------------- card moves
     def _hand_remove(self, s: ChucheState, p: int, c: int) -> None:
         s.hands[p].remove(c)
-        s.pub[self._o_hsize + p] -= 1
-        s.pub[self._o_hbacks + 5 * p + s.back[c] - 6] -= 1
-        self._write_hand(s, p)
 
     def _table_add(self, s: ChucheState, c: int) -> None:
         s.table.append(c)
         s.nfree += 1
-        s.pub[self._o_table + KIND[c]] += 1
 
     def _table_take(self, s: ChucheState, c: int) -> None:
         s.table.remove(c)
-        o = s.owner[c]
-        if o < 0:
+        if s.owner[c] < 0:
             s.nfree -= 1
-            s.pub[self._o_table + KIND[c]] -= 1
-        else:
-            s.pub[self._o_blocked + NUM_KINDS * o + KIND[c]] -= 1
-            s.owner[c] = -1
+        s.owner[c] = -1
 
     def _set_owner(self, s: ChucheState, c: int, p: int) -> None:
-        o = s.owner[c]
-        if o < 0:
-            s.nfree -= 1
-            s.pub[self._o_table + KIND[c]] -= 1
-        else:
-            s.pub[self._o_blocked + NUM_KINDS * o + KIND[c]] -= 1
+        s.nfree += (p < 0) - (s.owner[c] < 0)
         s.owner[c] = p
-        if p < 0:
-            s.nfree += 1
-            s.pub[self._o_table + KIND[c]] += 1
-        else:
-            s.pub[self._o_blocked + NUM_KINDS * p + KIND[c]] += 1
 
     def _to_pile(self, s: ChucheState, p: int, c: int) -> None:
         s.piles[p].append(c)
-        s.pub[self._o_captured + 4 * p + SCORE_KIND[c]] += 1
-        s.pub[self._o_gone + KIND[c]] += 1
-        s.pub[self._o_rpoints + p] += POINTS[c]
 
-    def _won(self, s: ChucheState, p: int) -> int:
+    def won(self, s: ChucheState, p: int) -> int:
+        """Chuche cards seat p won this round, used or not (they all score)."""
         return sum(s.held[p]) + sum(s.used[p])
 
     def _chuche_win(self, s: ChucheState, p: int) -> None:
-        before = self._won(s, p)
-        t = s.chuche_deck.pop()
-        s.held[p][t] += 1
-        s.pub[self._o_held + 5 * p + t] += 1
-        s.pub[self._o_won + p] += 1
-        s.pub[self._o_cdeck] -= 1
-        s.pub[self._o_rpoints + p] += chuche_points(before + 1) - chuche_points(before)
+        s.held[p][s.chuche_deck.pop()] += 1
 
     def _chuche_use(self, s: ChucheState, p: int, t: int) -> None:
         s.held[p][t] -= 1
         s.used[p][t] += 1
-        s.pub[self._o_held + 5 * p + t] -= 1
-
-    def _set_phase(self, s: ChucheState, phase: int) -> None:
-        if phase == s.phase:
-            return
-        s.pub[self._o_phase + s.phase] = 0
-        s.phase = phase
-        s.pub[self._o_phase + phase] = 1
-
-    def _set_played(self, s: ChucheState, v: bool) -> None:
-        if v == s.chuche_played:
-            return
-        s.chuche_played = v
-        s.pub[self._o_played] = v
-
-    def _sync_stock(self, s: ChucheState) -> None:
-        o = self._o_target
-        s.pub[o:o + 5] = _ZERO5
-        s.pub[o + self.target(s) - 6] = 1
-        s.pub[self._o_stock] = len(s.stock)
 
     # ---------------------------------------------------------- transitions
     def apply(self, s: ChucheState, a: int):
@@ -383,31 +384,32 @@ class ChucheGame:
                 self._open_window(s, CONT_END)
             elif A_BLOCK <= a < A_UNBLOCK:
                 self._chuche_use(s, p, BLOQUEIO)
-                self._set_played(s, True)
+                s.chuche_played = True
                 self._block(s, p, a - A_BLOCK)
             elif a < A_ROUBAR:
                 self._chuche_use(s, p, ESCUDO)
-                self._set_played(s, True)
+                s.chuche_played = True
                 k = a - A_UNBLOCK
                 c = next(c for c in s.table if KIND[c] == k and s.owner[c] >= 0 and s.owner[c] != p)
                 self._set_owner(s, c, -1)
+                s.must_use = k
             elif a < A_BOMBA:
                 self._chuche_use(s, p, ROUBAR)
-                self._set_played(s, True)
+                s.chuche_played = True
                 victim = (p + a - A_ROUBAR + 1) % self.num_players
                 if s.held[victim][ESCUDO]:
                     s.queue = [victim]
                     s.actor = victim
-                    self._set_phase(s, ROUBAR_WINDOW)
+                    s.phase = ROUBAR_WINDOW
                 else:
                     self._steal(s, victim)
             else:  # Bomba
                 self._chuche_use(s, p, BOMBA)
-                self._set_played(s, True)
+                s.chuche_played = True
                 s.queue = [q for q in self._seats_after[p] if s.hands[q]]
                 s.bomba_hits = 0
                 s.actor = s.queue[0]
-                self._set_phase(s, BOMBA_ROUND)
+                s.phase = BOMBA_ROUND
         elif ph == CAPTURE:
             if a < A_COMMIT:
                 k = a - A_ADD
@@ -415,15 +417,16 @@ class ChucheGame:
                 if c < 0:
                     c = next(c for c in s.table if KIND[c] == k and s.owner[c] == p)
                 self._table_take(s, c)
+                if k == s.must_use:
+                    s.must_use = -1
                 s.cap_sel.append(c)
                 s.cap_sum += FRONT[c]
-                s.pub[self._o_capsel + k] += 1
-                s.pub[self._o_capsum] = s.cap_sum
             else:
                 self._commit(s, p, a == A_COMMIT_CORINGA)
         elif ph == BLOQ_WINDOW:
             if a != A_PASS:
                 self._chuche_use(s, p, BLOQUEIO)
+                s.chuche_played |= p == s.turn
                 self._block(s, p, a - A_BLOCK)
             s.queue.pop(0)
             self._next_in_window(s)
@@ -432,7 +435,7 @@ class ChucheGame:
             if a == A_ESCUDO:
                 self._chuche_use(s, p, ESCUDO)
                 s.actor = s.turn
-                self._set_phase(s, MAIN)
+                s.phase = MAIN
             else:
                 self._steal(s, p)
         else:  # BOMBA_ROUND
@@ -459,24 +462,16 @@ class ChucheGame:
     def _start_capture(self, s: ChucheState, p: int, c: int) -> None:
         self._hand_remove(s, p, c)
         s.cap_card, s.cap_sel, s.cap_sum = c, [], FRONT[c]
-        o = self._o_capcard
-        s.pub[o:o + CARD_ROW] = _ROW_F[5 * c + s.back[c] - 6]
-        s.pub[self._o_capsum] = s.cap_sum
-        self._set_phase(s, CAPTURE)
+        s.phase = CAPTURE
 
     def _commit(self, s: ChucheState, p: int, coringa: bool) -> None:
-        pub, o = s.pub, self._o_capsel
         self._to_pile(s, p, s.cap_card)
         for c in s.cap_sel:
             self._to_pile(s, p, c)
-            pub[o + KIND[c]] = 0
         s.cap_card, s.cap_sel, s.cap_sum = -1, [], 0
-        o = self._o_capcard
-        pub[o:o + CARD_ROW] = _ZERO_ROW
-        pub[self._o_capsum] = 0
         if coringa:
             self._chuche_use(s, p, CORINGA)
-            self._set_played(s, True)
+            s.chuche_played = True
         # CHUCHE! no unblocked card left on the table: win the top Chuche card.
         if s.chuche_deck and not s.nfree:
             self._chuche_win(s, p)
@@ -492,10 +487,12 @@ class ChucheGame:
     def _open_window(self, s: ChucheState, cont: int) -> None:
         """Cards reached the table: ask each Bloqueio holder, nearest next turn first."""
         if s.nfree:
-            queue = [q for q in self._seats_after[s.turn] if s.held[q][BLOQUEIO]]
+            # "apenas uma por turno": the turn player who already played a Chuche card is not asked
+            queue = [q for q in self._seats_after[s.turn]
+                     if s.held[q][BLOQUEIO] and not (q == s.turn and s.chuche_played)]
             if queue:
                 s.queue, s.cont, s.actor = queue, cont, queue[0]
-                self._set_phase(s, BLOQ_WINDOW)
+                s.phase = BLOQ_WINDOW
                 return
         self._continue(s, cont)
 
@@ -509,16 +506,13 @@ class ChucheGame:
     def _continue(self, s: ChucheState, cont: int) -> None:
         if cont == CONT_MAIN and s.hands[s.turn]:
             s.actor = s.turn
-            self._set_phase(s, MAIN)
+            s.phase = MAIN
         else:
             self._end_turn(s)
 
     def _refill(self, s: ChucheState, p: int) -> None:
-        if s.stock and len(s.hands[p]) < 3:
-            while s.stock and len(s.hands[p]) < 3:
-                self._hand_add(s, p, s.stock.pop(), write=False)
-            self._write_hand(s, p)
-            self._sync_stock(s)
+        while s.stock and len(s.hands[p]) < 3:
+            insort(s.hands[p], s.stock.pop())
 
     def _end_turn(self, s: ChucheState) -> None:
         self._refill(s, s.turn)
@@ -530,14 +524,11 @@ class ChucheGame:
             if not s.stock and not any(s.hands):
                 self._end_round(s)
                 return
-            if p != s.turn:
-                s.pub[self._o_turn + s.turn] = 0
-                s.turn = p
-                s.pub[self._o_turn + p] = 1
-            self._set_played(s, False)
+            s.turn = p
+            s.chuche_played, s.must_use = False, -1
             if s.hands[p]:
                 s.actor = p
-                self._set_phase(s, MAIN)
+                s.phase = MAIN
                 return
             self._refill(s, p)        # an empty hand passes the turn and draws at its end
             p = (p + 1) % n
@@ -551,7 +542,7 @@ class ChucheGame:
                 self._to_pile(s, o, c)       # still blocked: scores for its owner
             else:
                 s.discard.append(c)
-        points = [sum(POINTS[c] for c in s.piles[p]) + chuche_points(self._won(s, p)) for p in range(n)]
+        points = [sum(POINTS[c] for c in s.piles[p]) + chuche_points(self.won(s, p)) for p in range(n)]
         for p in range(n):
             s.scores[p] += points[p]
         s.rounds_played += 1
@@ -571,17 +562,13 @@ class ChucheGame:
         s.rets = [0.0] * n if w == n else [1.0 / w if x == best else -1.0 / (n - w) for x in totals]
         s.over = True
         s.actor = -1
-        o = self._o
-        for p in range(n):
-            s.pub[o["scores"] + p] = s.scores[p]
-        s.pub[o["rounds_played"]] = s.rounds_played
 
-    # ------------------------------------- views, hidden information, checks (views.py)
+    # ---------------- views, hidden information, checks (actions, text, picture, observation, checks)
     def describe_action(self, s: ChucheState, action: int) -> str:
-        return views.describe_action(self, s, action)
+        return describe_action(self, s, action)
 
     def render_text(self, s: ChucheState, player: int | None = None) -> str:
-        return views.render_text(self, s, player)
+        return text.render_text(self, s, player)
 
     def render_image(self, s: ChucheState, player: int | None = None) -> np.ndarray:
         """The table as an RGB picture (needs Pillow)."""
@@ -590,13 +577,13 @@ class ChucheGame:
         return render_image(self, s, player)
 
     def resample_hidden(self, s: ChucheState, player: int, rng: np.random.Generator) -> ChucheState:
-        return views.resample_hidden(self, s, player, rng)
+        return observation.resample_hidden(self, s, player, rng)
 
     def reference_legal_mask(self, s: ChucheState) -> np.ndarray:
-        return views.reference_legal_mask(self, s)
+        return checks.reference_legal_mask(self, s)
 
     def check_invariants(self, s: ChucheState) -> None:
-        views.check_invariants(self, s)
+        checks.check_invariants(self, s)
 
 
 __all__ = ["ChucheGame", "ChucheState", "Config", "ENV_ID", "NUM_ACTIONS"]

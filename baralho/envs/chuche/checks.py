@@ -1,7 +1,6 @@
-"""Chuche: action descriptions, text rendering, hidden-information resampling,
-the reference (slow, obviously correct) legal mask and the state invariants.
-
-Functions take the game and a state; ``ChucheGame`` exposes them as methods.
+"""Chuche: slow, independent oracles the tests compare the engine with: the
+reference legal mask (brute force over sub-multisets of the table) and the
+state invariants.
 """
 
 from __future__ import annotations
@@ -35,117 +34,9 @@ from baralho.envs.chuche.cards import (
     KIND,
     KIND_FRONT,
     NUM_KINDS,
-    POINTS,
     ROUBAR,
-    card_name,
-    chuche_points,
-    kind_name,
 )
-from baralho.envs.chuche.observation import (
-    BLOQ_WINDOW,
-    BOMBA_ROUND,
-    CAPTURE,
-    MAIN,
-    PHASES,
-    ROUBAR_WINDOW,
-    public_vector,
-)
-
-
-# ------------------------------------------------------------------ describe
-def describe_action(game, s, a: int) -> str:
-    p = s.actor
-    hand = s.hands[p] if p >= 0 else []
-
-    def slot(i: int) -> str:
-        return card_name(hand[i]) if i < len(hand) else f"slot {i} (empty)"
-
-    if a < A_PLACE:
-        return f"capture with {slot(a - A_CAPTURE)}"
-    if a < A_ADD:
-        return ("Bomba: place " if s.phase == BOMBA_ROUND else "place ") + slot(a - A_PLACE)
-    if a < A_COMMIT:
-        return f"add {kind_name(a - A_ADD)} to the capture"
-    if a in (A_COMMIT, A_COMMIT_CORINGA):
-        parts = " + ".join(card_name(c) for c in ([s.cap_card] if s.cap_card >= 0 else []) + s.cap_sel)
-        extra = ""
-        if a == A_COMMIT_CORINGA:
-            extra = " with Coringa " + ("+1" if s.cap_sum < game.target(s) else "-1")
-        return f"commit {parts or '(nothing)'} = {s.cap_sum}{extra}"
-    if a < A_UNBLOCK:
-        return f"Bloqueio on {kind_name(a - A_BLOCK)}"
-    if a < A_ROUBAR:
-        return f"Escudo: unblock {kind_name(a - A_UNBLOCK)}"
-    if a < A_BOMBA:
-        j = a - A_ROUBAR + 1
-        return f"Roubar from player_{(p + j) % game.num_players} ({j} seat(s) on)"
-    if a == A_BOMBA:
-        return "Bomba"
-    if a == A_ESCUDO:
-        return "Escudo (defend)"
-    if a == A_PASS:
-        return "pass"
-    return f"action {a} (out of range)"
-
-
-# -------------------------------------------------------------------- render
-def render_text(game, s, player: int | None = None) -> str:
-    n = game.num_players
-    who = "omniscient" if player is None else f"player_{player}'s view"
-    lines = [f"Chuche ({who}) round {s.rounds_played + 1}, scores {s.scores} (goal {game.goal})"
-             + (" - OVER" if s.over else ""),
-             f"target {game.target(s)}  stock {len(s.stock)}  Chuche deck {len(s.chuche_deck)}"]
-    if player is None:
-        lines.append("stock (top last): " + " ".join(f"{card_name(c)}/{s.back[c]}" for c in s.stock))
-    table = [card_name(c) + (f"[P{s.owner[c]}]" if s.owner[c] >= 0 else "") for c in s.table]
-    lines.append("table: " + (" ".join(table) or "(empty)"))
-    if s.cap_card >= 0:
-        lines.append(f"capture: {card_name(s.cap_card)} + "
-                     f"{' + '.join(card_name(c) for c in s.cap_sel) or '...'} = {s.cap_sum}")
-    for q in range(n):
-        if player is None or q == player:
-            hand = " ".join(f"{card_name(c)}/{s.back[c]}" for c in s.hands[q])
-        else:
-            hand = "backs " + " ".join(str(s.back[c]) for c in sorted(s.hands[q], key=lambda c: s.back[c]))
-        held = ", ".join(f"{CHUCHE_NAMES[t]}x{k}" for t, k in enumerate(s.held[q]) if k)
-        won = sum(s.held[q]) + sum(s.used[q])
-        pts = sum(POINTS[c] for c in s.piles[q]) + chuche_points(won)
-        mark = "*" if q == s.turn else " "
-        lines.append(f"{mark}P{q}: hand [{hand}]  captured {len(s.piles[q])} ({pts} pts)"
-                     f"  Chuche won {won}{': ' + held if held else ''}")
-    if not s.over:
-        lines.append(f"phase: {PHASES[s.phase]}, to act: player_{s.actor}")
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------- hidden information
-def resample_hidden(game, s, player: int, rng: np.random.Generator):
-    """Redraw what ``player`` cannot see: the fronts of the other hands (their
-    backs are public), the stock order (its top back is public: the target), the
-    Chuche deck order and the in-state generator. The card being captured is
-    face up and stays."""
-    t = s.copy()
-    if s.over:
-        return t
-    n = game.num_players
-    others = [q for q in range(n) if q != player]
-    # Canonical pool (sorted), so that the draw depends only on what the player knows.
-    pool: dict[int, list[int]] = {}
-    for c in sorted([c for q in others for c in s.hands[q]] + s.stock):
-        pool.setdefault(s.back[c], []).append(c)
-    for b in sorted(pool):
-        rng.shuffle(pool[b])
-    for q in others:
-        t.hands[q] = sorted(pool[b].pop() for b in sorted(s.back[c] for c in s.hands[q]))
-        game._write_hand(t, q)
-    top = [pool[game.target(s)].pop()] if s.stock else []
-    rest = sorted(c for cards in pool.values() for c in cards)
-    rng.shuffle(rest)
-    t.stock = rest + top
-    t.chuche_deck = sorted(t.chuche_deck)
-    rng.shuffle(t.chuche_deck)
-    t.seed, t.draws = int(rng.integers(2**63)), 0
-    return t
+from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, MAIN, ROUBAR_WINDOW
 
 
 # ------------------------------------------------------- reference legal mask
@@ -176,10 +67,13 @@ def reference_legal_mask(game, s) -> np.ndarray:
     usable = Counter(KIND[c] for c in s.table if s.owner[c] in (-1, p))
     free = {KIND[c] for c in s.table if s.owner[c] == -1}
     coringa = s.held[p][CORINGA] > 0 and not s.chuche_played
+    must = s.must_use
+    # the sums of the captures one may take: after an Escudo unblock only those using its card
+    subs = [(chosen, tot) for chosen, tot in _sub_multisets(usable, 20) if must < 0 or must in chosen]
     if s.phase == MAIN:
         hand = s.hands[p]
         any_exact = False
-        sums = {tot for _, tot in _sub_multisets(usable, 20)}
+        sums = {tot for _, tot in subs}
         for i, c in enumerate(hand):
             exact = T - FRONT[c] in sums
             any_exact |= exact
@@ -193,7 +87,11 @@ def reference_legal_mask(game, s) -> np.ndarray:
                 if s.held[p][BLOQUEIO] and k in free:
                     m[A_BLOCK + k] = 1
                 if s.held[p][ESCUDO] and any(KIND[c] == k and s.owner[c] not in (-1, p) for c in s.table):
-                    m[A_UNBLOCK + k] = 1
+                    # only when an exact capture (no Coringa: the Escudo is the turn's card) can use it
+                    with_it = usable + Counter([k])
+                    if any(k in chosen and FRONT[c] + tot == T
+                           for chosen, tot in _sub_multisets(with_it, 20) for c in hand):
+                        m[A_UNBLOCK + k] = 1
             for j in range(1, n):
                 if s.held[p][ROUBAR] and s.hands[(p + j) % n]:
                     m[A_ROUBAR + j - 1] = 1
@@ -201,11 +99,11 @@ def reference_legal_mask(game, s) -> np.ndarray:
                 m[A_BOMBA] = 1
     elif s.phase == CAPTURE:
         goals = {T - 1, T, T + 1} if coringa else {T}
-        for chosen, tot in _sub_multisets(usable, 20):
+        for chosen, tot in subs:
             if s.cap_sum + tot in goals:
                 for k in chosen:
                     m[A_ADD + k] = 1
-        if s.cap_sel and s.cap_sum == T:
+        if s.cap_sel and s.cap_sum == T and must < 0:
             m[A_COMMIT] = 1
         if s.cap_sel and coringa and abs(s.cap_sum - T) == 1:
             m[A_COMMIT_CORINGA] = 1
@@ -218,7 +116,7 @@ def reference_legal_mask(game, s) -> np.ndarray:
     elif s.phase == BOMBA_ROUND:
         for i in range(len(s.hands[p])):
             m[A_PLACE + i] = 1
-        if s.held[p][ESCUDO]:
+        if s.held[p][ESCUDO] and p != s.turn:       # Escudo is against other players' attacks
             m[A_ESCUDO] = 1
     return m
 
@@ -258,8 +156,12 @@ def check_invariants(game, s) -> None:
             assert s.queue and s.queue[0] == s.actor, "the asked seat heads the window's queue"
         if s.phase == BLOQ_WINDOW:
             assert s.held[s.actor][BLOQUEIO] > 0, "only holders are asked"
+            assert s.actor != s.turn or not s.chuche_played, "one Chuche card per turn"
+        if s.must_use >= 0:
+            assert s.phase in (MAIN, CAPTURE) and s.chuche_played and s.used[s.turn][ESCUDO], \
+                "an unblocked card to use only in the Escudo player's turn"
+            assert any(KIND[c] == s.must_use and s.owner[c] in (-1, s.turn) for c in s.table), \
+                "the card to use is on the table"
         if s.phase == ROUBAR_WINDOW:
             assert s.held[s.actor][ESCUDO] > 0 and s.chuche_played
     assert s.nfree == sum(1 for c in s.table if s.owner[c] < 0)
-    assert s.pub == public_vector(game, s), \
-        "incremental public observation is exact"
