@@ -61,8 +61,13 @@ class BaralhoEnv(AECEnv):
 
     def __init__(self, game: Game, render_mode: str | None = None,
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
-                 render_view: str | int = "current") -> None:
+                 render_view: str | int = "current", engine: str | None = None) -> None:
         super().__init__()
+        from baralho.core.compiled import default_engine, select_engine
+
+        # the compiled engine by default where the game has one (baralho/core/compiled.py)
+        game = select_engine(game, default_engine(game.env_id) if engine is None else engine)
+        self.engine = getattr(game, "engine", "reference")
         name = game.env_id
         # rgb_array only for games that draw themselves (Game.render_image, Pillow)
         modes = [m for m in RENDER_MODES if m != "rgb_array" or hasattr(game, "render_image")]

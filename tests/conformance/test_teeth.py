@@ -16,8 +16,8 @@ class LeakyRodizio:
     the hidden-information test exists to catch)."""
 
     def __init__(self):
-        self.inner = baralho.make("rodizio_v1", num_players=3, memory="none").unwrapped.game
-        self.leak = baralho.make("rodizio_v1", num_players=3, memory="perfect").unwrapped.game
+        self.inner = baralho.make("rodizio_v1", engine="reference", num_players=3, memory="none").unwrapped.game
+        self.leak = baralho.make("rodizio_v1", engine="reference", num_players=3, memory="perfect").unwrapped.game
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
@@ -30,7 +30,7 @@ class LeakyRodizio:
 
 def test_hidden_information_check_catches_a_leak():
     game = LeakyRodizio()
-    states = positions("rodizio_v1", dict(num_players=3, memory="none"), games=20, seed=1, every=3)
+    states = positions("rodizio_v1", dict(engine="reference", num_players=3, memory="none"), games=20, seed=1, every=3)
     with pytest.raises(AssertionError, match="observation changed under resampling"):
         check_hidden_information(game, states)
 
@@ -59,7 +59,7 @@ def test_invariant_check_catches_a_lost_card():
 
 
 def test_hidden_information_check_catches_a_resample_that_reads_the_truth():
-    game = baralho.make("rodizio_v1", num_players=3, memory="none").unwrapped.game
+    game = baralho.make("rodizio_v1", engine="reference", num_players=3, memory="none").unwrapped.game
 
     class Peeking:
         """Shuffles the hidden cards starting from their true places (not canonical)."""
@@ -79,6 +79,6 @@ def test_hidden_information_check_catches_a_resample_that_reads_the_truth():
                 t.totals[w] = sum(baralho.envs.rodizio.cards.VALUE[c] for c in t.eaten[w])
             return t
 
-    states = positions("rodizio_v1", dict(num_players=3, memory="none"), games=5, seed=1)
+    states = positions("rodizio_v1", dict(engine="reference", num_players=3, memory="none"), games=5, seed=1)
     with pytest.raises(AssertionError, match="depends on the true hidden state"):
         check_hidden_information(Peeking(), states)

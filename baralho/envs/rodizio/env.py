@@ -96,10 +96,11 @@ class raw_env(BaralhoEnv):
     metadata = {**BaralhoEnv.metadata, "name": ENV_ID}
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 illegal_reward: float = -1.0, render_view: str | int = "current", **config) -> None:
+                 illegal_reward: float = -1.0, render_view: str | int = "current", engine: str | None = None,
+                 **config) -> None:
         super().__init__(RodizioGame(build_config(Config, ENV_ID, config)), render_mode=render_mode,
                          illegal_action=illegal_action, illegal_reward=illegal_reward,
-                         render_view=render_view)
+                         render_view=render_view, engine=engine)
 
 
 def env(**kwargs) -> raw_env:

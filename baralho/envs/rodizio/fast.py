@@ -20,13 +20,12 @@ What differs from ``rules.py``, and why:
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numba as nb
 import numpy as np
 
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, NUM_ACTIONS, SERVE
+from baralho.envs.rodizio.rules import RodizioState as STATE
 
 NUM_PLATES = C.NUM_PLATES
 PLAQUINHA = C.PLAQUINHA
@@ -41,8 +40,15 @@ FEATURES = np.array([(1, C.VALUE[c], c == PLAQUINHA, C.PEPPER[c] == LIVRE, C.PEP
 
 
 def state_dtype(num_players: int, num_eaters: int) -> np.dtype:
-    """One game as a record: the fields of ``RodizioState`` at fixed shapes."""
+    """One game as a record: the fields of ``RodizioState`` at fixed shapes, and the
+    config it is played by (so compiled code takes one argument per game)."""
     return np.dtype([
+        ("num_players", np.int16),
+        ("num_eaters", np.int16),
+        ("comilao", np.bool_),
+        ("spicy", np.bool_),
+        ("perfect_memory", np.bool_),
+        ("max_rounds", np.int16),
         ("stacks", np.int8, (NUM_PLATES, MAX_STACK)),   # per plate, bottom -> top
         ("size", np.int8, NUM_PLATES),
         ("plates", np.int8, NUM_PLATES),
@@ -58,37 +64,24 @@ def state_dtype(num_players: int, num_eaters: int) -> np.dtype:
     ])
 
 
-class Rules(NamedTuple):
-    """The config and the observation offsets, as plain ints for compiled code."""
-
-    num_players: int
-    num_eaters: int
-    comilao: bool
-    spicy: bool
-    perfect_memory: bool
-    max_rounds: int
-    # observation offsets (observation.build_layout)
-    plates_at: int
-    size_at: int
-    eaten_at: int
-    count_at: int
-    total_at: int
-    to_act_at: int
-    pending_at: int
-    position_at: int
-    round_at: int
-    left_at: int
-    flags_at: int
-    obs_size: int
+# Offsets of the observation's fields (observation.build_layout), an int64 array
+# indexed by these names: observe() is the only function that needs them.
+OBS_FIELDS = ("plates", "stack_size", "eaten", "eaten_count", "eaten_total", "to_act", "pending",
+              "position", "round", "rounds_left", "flags")
+(AT_PLATES, AT_SIZE, AT_EATEN, AT_COUNT, AT_TOTAL, AT_TO_ACT, AT_PENDING, AT_POSITION, AT_ROUND,
+ AT_LEFT, AT_FLAGS) = range(len(OBS_FIELDS))
 
 
-def rules_of(game) -> Rules:
-    f = game.obs_layout.fields
-    return Rules(game.num_players, game.num_eaters, game.comilao, game.spicy, game.perfect_memory,
-                 game.max_rounds, f["plates"].start, f["stack_size"].start, f["eaten"].start,
-                 f["eaten_count"].start, f["eaten_total"].start, f["to_act"].start, f["pending"].start,
-                 f["position"].start, f["round"].start, f["rounds_left"].start, f["flags"].start,
-                 game.obs_layout.size)
+def obs_offsets(game) -> np.ndarray:
+    return np.array([game.obs_layout.fields[name].start for name in OBS_FIELDS], np.int64)
+
+
+def new_records(game, count: int) -> np.ndarray:
+    """``count`` empty games of ``game``'s config (deal() or to_record() fills them)."""
+    st = np.zeros(count, state_dtype(game.num_players, game.num_eaters))
+    st["num_players"], st["num_eaters"], st["max_rounds"] = game.num_players, game.num_eaters, game.max_rounds
+    st["comilao"], st["spicy"], st["perfect_memory"] = game.comilao, game.spicy, game.perfect_memory
+    return st
 
 
 jit = nb.njit(cache=True, nogil=True)
@@ -112,7 +105,7 @@ def _below(s, k: int) -> int:
 
 
 @jit
-def deal(s, r: Rules) -> None:
+def deal(s) -> None:
     """new_state: 3 random pizzas become plates, the plaquinha lies at a uniform
     place among the 15 centre cards, dealt 5 to a plate (columns 2 + 3)."""
     pizzas = np.arange(NUM_PIZZAS).astype(np.int8)
@@ -133,7 +126,7 @@ def deal(s, r: Rules) -> None:
         s.size[p] = 5
         for d in range(5):
             s.stacks[p, d] = centre[5 * p + d]
-    for w in range(r.num_eaters):
+    for w in range(s.num_eaters):
         s.eaten_count[w] = 0
         s.totals[w] = 0
     s.seat = 0
@@ -216,11 +209,11 @@ def _deal(s, plate: int) -> tuple[int, bool, int]:
 
 
 @jit
-def _serve(s, r: Rules, plate: int, player: int) -> None:
+def _serve(s, plate: int, player: int) -> None:
     q, had_plaquinha, last = _deal(s, plate)
     if had_plaquinha:
         return
-    pepper = PEPPER[last] if r.spicy else 0
+    pepper = PEPPER[last] if s.spicy else 0
     if pepper == LIVRE:
         choices = 0
         only = -1
@@ -239,94 +232,164 @@ def _serve(s, r: Rules, plate: int, player: int) -> None:
 
 
 @jit
-def _comilao_turn(s, r: Rules) -> None:
+def _comilao_turn(s) -> None:
     plate = 0
     for p in range(NUM_PLATES):
         for k in range(s.size[p]):
             if s.stacks[p, k] == PLAQUINHA:
                 plate = p
     q, _, _ = _deal(s, plate)
-    _eat_below(s, r.num_players, q)
+    _eat_below(s, s.num_players, q)
 
 
 @jit
-def final_rewards(s, r: Rules) -> None:
+def final_rewards(s) -> None:
     """+1 to each player with the second highest distinct total, -1 to the rest;
     everyone -1 with no second total or when the Comilão holds it."""
     first = -1
-    for w in range(r.num_eaters):
+    for w in range(s.num_eaters):
         first = max(first, s.totals[w])
     second = -1
-    for w in range(r.num_eaters):
+    for w in range(s.num_eaters):
         if s.totals[w] < first:
             second = max(second, s.totals[w])
-    nobody = second < 0 or (r.comilao and s.totals[r.num_players] == second)
-    for i in range(r.num_players):
+    nobody = second < 0 or (s.comilao and s.totals[s.num_players] == second)
+    for i in range(s.num_players):
         s.final[i] = 1.0 if (not nobody and s.totals[i] == second) else -1.0
 
 
 @jit
-def _end_turn(s, r: Rules) -> None:
+def _end_turn(s) -> None:
     if not s.over:
         s.seat += 1
-        if s.seat == r.num_players:
-            if r.comilao:
-                _comilao_turn(s, r)
+        if s.seat == s.num_players:
+            if s.comilao:
+                _comilao_turn(s)
             s.seat = 0
             if not s.over:
                 s.round += 1
-                if s.round >= r.max_rounds:
+                if s.round >= s.max_rounds:
                     s.over = True
     if s.over:
-        final_rewards(s, r)
+        final_rewards(s)
 
 
 @jit
-def apply(s, r: Rules, action: int) -> bool:
+def apply(s, action: int) -> bool:
     """Play a legal ``action``; True when it ended the game (``s.final`` then holds the rewards)."""
     if s.pending >= 0:
         _eat(s, s.seat, s.pending, action - EAT)
         s.pending = -1
     else:
-        _serve(s, r, action, s.seat)
+        _serve(s, action, s.seat)
         if s.pending >= 0:
             return False
-    _end_turn(s, r)
+    _end_turn(s)
     return s.over
 
 
 # ---------------------------------------------------------------------- observation
 @jit
-def observe(s, r: Rules, player: int, out) -> None:
+def observe(s, at, player: int, out) -> None:
+    """``player``'s observation into ``out``; ``at`` holds the fields' offsets (obs_offsets)."""
     out[:] = 0
     for p in range(NUM_PLATES):
         n = s.size[p]
         for d in range(n):                               # top first
-            base = r.plates_at + (p * MAX_STACK + d) * 5
+            base = at[AT_PLATES] + (p * MAX_STACK + d) * 5
             card = s.stacks[p, n - 1 - d]
             for f in range(5):
                 out[base + f] = FEATURES[card, f]
-        out[r.size_at + p] = n
-    for k in range(r.num_eaters):
-        if k < r.num_players:
-            eater = (player + k) % r.num_players
-        else:
-            eater = r.num_players                        # the Comilão, last
-        if k == 0 or r.perfect_memory:
+        out[at[AT_SIZE] + p] = n
+    for k in range(s.num_eaters):                        # seat-relative, the Comilão last
+        eater = (player + k) % s.num_players if k < s.num_players else s.num_players
+        if k == 0 or s.perfect_memory:
             for j in range(s.eaten_count[eater]):
-                out[r.eaten_at + k * NUM_PIZZAS + s.eaten[eater, j]] = 1
-            out[r.total_at + k] = s.totals[eater]
-        out[r.count_at + k] = s.eaten_count[eater]
-        out[r.to_act_at + k] = 1 if (not s.over and eater == s.seat) else 0
+                out[at[AT_EATEN] + k * NUM_PIZZAS + s.eaten[eater, j]] = 1
+            out[at[AT_TOTAL] + k] = s.totals[eater]
+        out[at[AT_COUNT] + k] = s.eaten_count[eater]
+        out[at[AT_TO_ACT] + k] = 1 if (not s.over and eater == s.seat) else 0
     if s.pending >= 0 and not s.over:
-        out[r.pending_at + s.pending] = 1
-    out[r.position_at + player] = 1
-    out[r.round_at] = s.round
-    out[r.left_at] = r.max_rounds - s.round
-    out[r.flags_at] = r.spicy
-    out[r.flags_at + 1] = r.perfect_memory
-    out[r.flags_at + 2] = r.comilao
+        out[at[AT_PENDING] + s.pending] = 1
+    out[at[AT_POSITION] + player] = 1                    # seat 0 starts every round
+    out[at[AT_ROUND]] = s.round
+    out[at[AT_LEFT]] = s.max_rounds - s.round
+    out[at[AT_FLAGS]] = s.spicy
+    out[at[AT_FLAGS] + 1] = s.perfect_memory
+    out[at[AT_FLAGS] + 2] = s.comilao
 
+
+
+# ---------------------------------------------------------------------- entry points
+# Called from Python with a whole array of records (a record alone costs numba
+# ~15 us to unbox; an array is passed by pointer). The batch kernels step every
+# game of the batch in one call (the parallel twin spreads them over threads,
+# each game on its own random stream, so the result does not depend on threads).
+@jit
+def _decision(states, i: int, at, masks, obs, seats) -> None:
+    s = states[i]
+    seats[i] = s.seat
+    legal_mask(s, masks[i])
+    observe(s, at, s.seat, obs[i])
+
+
+@jit
+def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
+    s = states[i]
+    rewards[i, :] = 0
+    done = apply(s, actions[i])
+    if done:
+        rewards[i, :s.num_players] = s.final[:s.num_players]
+        deal(s)                                          # auto-reset
+    dones[i] = done
+    _decision(states, i, at, masks, obs, seats)
+
+
+@jit
+def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
+    for i in range(len(states)):
+        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -> None:
+    for i in nb.prange(len(states)):
+        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
+
+
+@jit
+def reset_batch(states, at, masks, obs, seats) -> None:
+    for i in range(len(states)):
+        deal(states[i])
+        _decision(states, i, at, masks, obs, seats)
+
+
+@jit
+def observe_batch(states, at, masks, obs, seats) -> None:
+    for i in range(len(states)):
+        _decision(states, i, at, masks, obs, seats)
+
+
+@jit
+def apply_one(states, action: int, mask, rewards) -> int:
+    """The AEC env's step on game 0: apply, its new mask and the step's rewards;
+    returns the player to act (-1: over)."""
+    s = states[0]
+    rewards[:] = 0
+    if apply(s, action):
+        rewards[:] = s.final
+    legal_mask(s, mask)
+    return -1 if s.over else s.seat
+
+
+@jit
+def observe_one(states, at, player: int, out) -> None:
+    observe(states[0], at, player, out)
+
+
+@jit
+def mask_one(states, mask) -> None:
+    legal_mask(states[0], mask)
 
 # ---------------------------------------------------------------------- conversion
 def to_record(s, ref_state) -> None:

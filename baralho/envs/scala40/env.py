@@ -102,10 +102,10 @@ class raw_env(BaralhoEnv):
     metadata = {**BaralhoEnv.metadata, "name": ENV_ID}
 
     def __init__(self, render_mode=None, illegal_action="raise", illegal_reward=-1.0,
-                 render_view="current", **config):
+                 render_view="current", engine=None, **config):
         super().__init__(Scala40Game(build_config(Config, ENV_ID, config)), render_mode=render_mode,
                          illegal_action=illegal_action, illegal_reward=illegal_reward,
-                         render_view=render_view)
+                         render_view=render_view, engine=engine)
 
 
 def env(**kwargs) -> raw_env:

@@ -1,0 +1,70 @@
+"""baralho.vector: thousands of games per call, identical to the rules engines.
+
+    import baralho.vector as bv
+    venv = bv.make("rodizio_v1", num_envs=4096, seed=0, **config)  # same config keys as baralho.make
+    obs, mask, seat = venv.reset()
+    obs, mask, seat, rewards, done = venv.step(actions)
+
+| array | shape, dtype | meaning |
+|---|---|---|
+| `obs` | (B, D), the AEC env's observation dtype | the acting seat's observation of each env (same layout as the AEC env's) |
+| `mask` | (B, A) int8 | the exact legal mask of each env's acting seat |
+| `seat` | (B,) int64 | the acting seat of each env |
+| `rewards` | (B, num_players) float32 | what each seat received from this step |
+| `done` | (B,) bool | this step ended that env's game; it has already been re-dealt (auto-reset), so `obs`, `mask` and `seat` are the new game's first decision |
+
+* ``venv.observe()`` gives the current ``(obs, mask, seat)`` without stepping;
+  ``venv.get_state(i)`` is env ``i``'s state as a reference-engine state and
+  ``venv.set_state(i, state)`` loads one (``observe()`` then shows it).
+* Every call returns fresh arrays (a rollout buffer may keep them).
+* An illegal action in any env raises ``IllegalActionError`` (a ``ValueError``)
+  naming the env index, the action and its legal ones, and changes no env:
+  every action is checked before any is applied.
+* The same ``seed`` gives the same batch of games in any process and with any
+  number of ``threads`` (each env has its own random stream).
+* ``threads=1`` (default) steps on one core; ``threads=k`` spreads the batch
+  over ``k`` numba threads (``prange``; the kernels release the GIL).
+* ``engine="compiled"`` (the default where a game has one: see ``COMPILED``)
+  or ``"reference"``: a Python loop over the rules engine, the same contract,
+  for games whose compiled engine is not there yet and for checking.
+
+``baralho.vector.gym`` adds a ``gymnasium.vector.VectorEnv`` view (one learner
+seat against batched opponents) and an SB3 ``VecEnv`` view.
+"""
+
+from __future__ import annotations
+
+from baralho.vector.base import IllegalActionError, VectorEnv
+
+# env id -> its compiled engine module (a game's fast.py); the others run on the reference loop
+COMPILED: dict[str, str] = {
+    "rodizio_v1": "baralho.envs.rodizio.fast",
+}
+
+__all__ = ["COMPILED", "IllegalActionError", "VectorEnv", "make"]
+
+
+def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int = 1,
+         engine: str | None = None, **config) -> VectorEnv:
+    """``num_envs`` games of ``env_id`` stepped together (see the module docstring)."""
+    import baralho
+    from baralho.core.config import ConfigError
+
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ConfigError(f"{env_id}: num_envs={num_envs!r} must be a positive integer")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ConfigError(f"{env_id}: threads={threads!r} must be a positive integer")
+    game = baralho.make(env_id, engine="reference", **config).unwrapped.game
+    if engine is None:
+        engine = "compiled" if env_id in COMPILED else "reference"
+    if engine == "compiled":
+        if env_id not in COMPILED:
+            raise ConfigError(f"{env_id}: no compiled engine yet; use engine='reference'")
+        from baralho.vector.compiled import CompiledVector
+
+        return CompiledVector(game, num_envs, seed, threads)
+    if engine == "reference":
+        from baralho.vector.reference import ReferenceVector
+
+        return ReferenceVector(game, num_envs, seed, threads)
+    raise ConfigError(f"{env_id}: engine={engine!r} must be 'compiled' or 'reference'")

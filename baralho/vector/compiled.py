@@ -1,0 +1,92 @@
+"""The batched contract over a game's compiled engine (its ``fast.py``, numba)."""
+
+from __future__ import annotations
+
+import importlib
+
+import numba as nb
+import numpy as np
+
+from baralho.vector.base import VectorEnv
+
+
+@nb.njit(cache=True, nogil=True)
+def first_illegal(masks, actions) -> int:
+    """The first env whose action is outside its mask, or -1."""
+    num_actions = masks.shape[1]
+    for i in range(len(actions)):
+        a = actions[i]
+        if a < 0 or a >= num_actions or masks[i, a] == 0:
+            return i
+    return -1
+
+
+class CompiledVector(VectorEnv):
+    engine = "compiled"
+
+    def __init__(self, game, num_envs: int, seed: int | None, threads: int) -> None:
+        from baralho.vector import COMPILED
+
+        super().__init__(game, num_envs, seed, threads)
+        self.fast = fast = importlib.import_module(COMPILED[game.env_id])
+        self._records = fast.new_records(game, num_envs)
+        self._offsets = fast.obs_offsets(game)
+        self._seed_streams(seed)
+        self._mask = np.zeros((num_envs, self.num_actions), np.int8)   # private: the legality check
+        self._step = fast.step_batch if threads == 1 else fast.step_batch_threads
+        self._ready = False
+
+    def _seed_streams(self, seed: int | None) -> None:
+        # one splitmix64 stream per env: the same seed, the same batch of games
+        self._records["rng"] = np.random.SeedSequence(seed).generate_state(self.num_envs, np.uint64)
+
+    def _outputs(self):
+        return (np.empty((self.num_envs, self.obs_size), self.obs_dtype),
+                np.empty((self.num_envs, self.num_actions), np.int8), np.empty(self.num_envs, np.int64))
+
+    def _threads(self):
+        if self.threads > 1:
+            nb.set_num_threads(min(self.threads, nb.config.NUMBA_NUM_THREADS))
+
+    def reset(self, seed: int | None = None):
+        if seed is not None:
+            self._seed_streams(seed)
+        obs, mask, seat = self._outputs()
+        self.fast.reset_batch(self._records, self._offsets, mask, obs, seat)
+        self._mask[:] = mask
+        self._ready = True
+        return obs, mask, seat
+
+    def observe(self):
+        self._check_reset()
+        obs, mask, seat = self._outputs()
+        self.fast.observe_batch(self._records, self._offsets, mask, obs, seat)
+        return obs, mask, seat
+
+    def step(self, actions):
+        self._check_reset()
+        a = self._actions(actions)
+        bad = first_illegal(self._mask, a)
+        if bad >= 0:
+            raise self._illegal(bad, int(a[bad]), self._mask[bad])
+        obs, mask, seat = self._outputs()
+        rewards = np.empty((self.num_envs, self.num_players), np.float32)
+        done = np.empty(self.num_envs, np.bool_)
+        self._threads()
+        self._step(self._records, self._offsets, a, mask, obs, seat, rewards, done)
+        self._mask[:] = mask
+        return obs, mask, seat, rewards, done
+
+    def get_state(self, i: int):
+        self._check_reset()
+        return self.fast.from_record(self._records[self._index(i)], self.fast.STATE)
+
+    def set_state(self, i: int, state) -> None:
+        self._check_reset()
+        i = self._index(i)
+        self.fast.to_record(self._records[i], state)
+        self.fast.mask_one(self._records[i:i + 1], self._mask[i])
+
+    def memory_per_env(self) -> int:
+        """Bytes of state per env (the record), plus its mask row."""
+        return self._records.itemsize + self.num_actions
