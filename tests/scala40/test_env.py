@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import baralho
+from baralho.envs.scala40.checks import reference_mask
 from baralho.envs.scala40.heuristic import Scala40Heuristic, decode_melds
 from baralho.envs.scala40.observation import MELD_COLS
-from baralho.envs.scala40.reference import reference_mask
 from tests.scala40.helpers import (
     DRAW,
     A,

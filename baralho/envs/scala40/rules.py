@@ -20,7 +20,7 @@ import numpy as np
 from baralho.core.chance import Chance
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.scala40 import actions as A
-from baralho.envs.scala40.invariants import check_invariants
+from baralho.envs.scala40.checks import check_invariants, reference_mask
 from baralho.envs.scala40.mask import legal_mask
 from baralho.envs.scala40.melds import (
     JOKER,
@@ -53,7 +53,7 @@ from baralho.envs.scala40.observation import (
     player_rows,
     resample_hidden,
 )
-from baralho.envs.scala40.render import describe, render
+from baralho.envs.scala40.text import describe, render
 
 ENV_ID = "scala40_v1"
 HAND_SIZE = 13
@@ -554,7 +554,7 @@ class Scala40Game:
         return resample_hidden(self, s, player, rng)
 
     # ----------------------------------------------------------- invariants
-    # invariants.check_invariants(game, s) (every cached observation piece rebuilt and compared)
+    # checks.check_invariants(game, s) (every cached observation piece rebuilt and compared)
     check_invariants = check_invariants
 
     # ----------------------------------------------------------------- text
@@ -571,5 +571,4 @@ class Scala40Game:
         return render_image(self, s, player)
 
     def reference_legal_mask(self, s: Scala40State) -> np.ndarray:
-        from baralho.envs.scala40.reference import reference_mask
         return reference_mask(self, s)
