@@ -16,7 +16,7 @@ from baralho.core.spaces import ObsLayout
 from baralho.envs.scala40.actions import MAX_MELDS
 from baralho.envs.scala40.melds import NUM_KINDS, RUN
 
-OVER = 2  # the engine's phase code for a finished game (rules.OVER)
+PLAY, OVER = 1, 2  # the engine's phase codes (rules.PLAY, rules.OVER)
 
 RECENT = 16          # discard pile cards shown in order (top first)
 MELD_COLS = 39       # columns of one meld row (see layout doc)
@@ -176,9 +176,63 @@ def has_hidden(s, player: int) -> bool:
         return True
     return any(i != player and s.hand_size[i] > sum(s.known[i]) for i in range(s.num_players))
 
+# a redraw that leaves the actor no way to end its turn is rejected and drawn again; the
+# expected number of draws is small (measured in random play: 1 in ~14 redraws is
+# rejected, the worst positions seen accept 1 in ~30). The true state is always one of
+# the possible draws, so the loop ends; the cap only turns an endless loop into an error.
+MAX_REDRAWS = 100_000
+SEARCH_BUDGET = 400      # positions the turn-end search may visit before it gives up on a draw
+
+
+def turn_can_end(game, s, budget: int = SEARCH_BUDGET) -> bool:
+    """Some sequence of legal actions ends the actor's turn (reaches a legal discard).
+
+    In a position reached by play the mask guarantees it; in a redrawn one it is what
+    the public knows of the actor's hidden cards: the actor selected, staged, took the
+    discard, all by legal moves, so its hand can finish what it started. Depth first,
+    meld-completing actions first; in positions where the mask's guarantee holds the
+    first path found is the answer, so the budget only bounds hopeless draws."""
+    from baralho.envs.scala40.actions import COMMIT, DISCARD, SELECT, SWAP
+
+    left = [budget]
+
+    def search(t) -> bool:
+        mask = game.legal_mask(t)
+        if mask[DISCARD:].any():
+            return True
+        legal = np.flatnonzero(mask)
+        # commits and lay-offs, then selects, then swaps and undo
+        order = [a for a in legal if COMMIT <= a < SWAP] + [a for a in legal if SELECT <= a < COMMIT] + \
+                [a for a in legal if a >= SWAP]
+        for a in order:
+            left[0] -= 1
+            if left[0] < 0:
+                return False
+            u = t.copy()
+            game.apply(u, int(a))
+            if search(u):
+                return True
+        return False
+
+    return s.phase == OVER or search(s)
+
+
 def resample_hidden(game, s, player: int, rng: np.random.Generator):
     """A state consistent with what ``player`` knows: opponents' unknown cards, the
-    stock (while it holds dealt cards) and the in-state generator are redrawn."""
+    stock (while it holds cards of unknown identity) and the in-state generator are
+    redrawn. When an opponent is part-way through its turn, a redraw from which that
+    opponent could not end the turn is not consistent with its legal moves so far
+    (public knowledge): it is rejected and drawn again (`turn_can_end`)."""
+    actor_hidden = s.phase == PLAY and s.player != player
+    for _ in range(MAX_REDRAWS):
+        t = _redraw(game, s, player, rng)
+        if not actor_hidden or turn_can_end(game, t):
+            return t
+    raise RuntimeError(f"scala40: no redraw in {MAX_REDRAWS} lets player {s.player} end the turn")
+
+
+def _redraw(game, s, player: int, rng: np.random.Generator):
+    """One uniform redraw of what ``player`` does not know."""
     t = s.copy()
     n = game.num_players
     pool: list[int] = []
