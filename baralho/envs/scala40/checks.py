@@ -36,7 +36,15 @@ from baralho.envs.scala40.melds import (
     meld_value,
     valid_meld,
 )
-from baralho.envs.scala40.observation import PUB_SIZE, fill_melds, head_block, pile_block, player_rows
+from baralho.envs.scala40.observation import (
+    PUB_SIZE,
+    fill_melds,
+    head_block,
+    pile_block,
+    player_rows,
+    stock_block,
+    twice,
+)
 
 
 @lru_cache(maxsize=1)
@@ -244,11 +252,16 @@ def check_invariants(game, s) -> None:
     from baralho.envs.scala40.rules import DRAW, ELIMINATION, OVER, ROUNDS_PER_HAND  # rules imports this module
 
     n = game.num_players
-    # the float mirrors must equal the lists; then the numeric checks run on them
+    # the array mirrors must equal the lists; then the numeric checks run on them
     assert s.hand_f.tolist() == s.hands, "cached hand observation is stale (or a hand is malformed)"
     assert s.bits == [hand_bits(h) for h in s.hands], "cached hand bits are stale"
     assert s.known_f.reshape(2 * n, NUM_KINDS).tolist() == s.known + s.known, \
         "cached known-cards observation is stale"
+    for name in ("discarded", "taken"):
+        assert np.array_equal(getattr(s, name + "_f"), twice(getattr(s, name))), f"cached {name} rows are stale"
+        assert all(sum(row) <= ROUNDS_PER_HAND for row in getattr(s, name)), f"more {name} cards than turns"
+    assert not (s.stock_hidden and s.turnovers and game.config.turnover == "unshuffled"), \
+        "an unshuffled turnover makes the stock public"
     hands, known = s.hand_f, s.known_f[:n * NUM_KINDS].reshape(n, NUM_KINDS)
     assert hands.min() >= 0, "a hand has a negative count"
     assert hands.sum(1).tolist() == s.hand_size, f"hand sizes {s.hand_size} disagree with the hands"
@@ -272,7 +285,8 @@ def check_invariants(game, s) -> None:
     h = len(table) - PUB_SIZE
     head_block(table[:h], s)
     fill_melds(table[h:], s.melds, s.staged)
-    pile_block(table[h:], s.discard, len(s.stock))
+    pile_block(table[h:], s.discard)
+    stock_block(table[h:], s.stock, not s.stock_hidden)
     assert np.array_equal(table[:h], s.table[:h]), \
         f"cached turn fields are stale: cells {np.flatnonzero(table[:h] != s.table[:h]).tolist()}"
     assert np.array_equal(table, s.table), "cached table observation is stale"
