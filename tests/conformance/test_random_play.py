@@ -19,7 +19,7 @@ import baralho
 from baralho.core.game import state_key
 
 from .conftest import FUZZ_GAMES
-from .helpers import check_hidden_information, positions, random_action
+from .helpers import check_hidden_information, check_resamples_play_on, positions, random_action
 
 
 def test_random_games_keep_invariants(env_id, config):
@@ -140,41 +140,13 @@ def test_resampled_states_play_on(env_id, config):
 
 
 
-def _play_on_checked(game, state, seed, moves=None) -> int:
-    """Random legal moves from ``state`` (to the end, or ``moves`` of them), the
-    invariants after each; random_action fails on a live state without a move."""
-    rng = np.random.default_rng(seed)
-    game.check_invariants(state)
-    steps = 0
-    while not game.is_over(state) and (moves is None or steps < moves):
-        game.apply(state, random_action(game.legal_mask(state), rng))
-        game.check_invariants(state)
-        steps += 1
-    return steps
-
 
 def test_resamples_for_a_seat_not_acting_play_on(env_id, config):
     """A search agent resamples for itself while an opponent is to act: every such
-    resample is a state from which play goes on. At sampled steps, for every seat
-    that is not acting: the resample has the same actor, and random legal moves
-    from it never meet a live state without a legal move (the first few are played
-    to the end, the others for a stretch), invariants checked after every move."""
+    resample is a state from which play goes on (check_resamples_play_on)."""
     game = baralho.make(env_id, **config).unwrapped.game
-    rng = np.random.default_rng(4)
-    resamples = 0
-    for k, state in enumerate(positions(env_id, config, games=30, seed=21, every=3)):
-        if k >= 60:
-            break
-        actor = game.current_player(state)
-        for p in range(game.num_players):
-            if p == actor:
-                continue
-            r = game.resample_hidden(state, p, np.random.default_rng(int(rng.integers(2**32))))
-            assert game.current_player(r) == actor
-            _play_on_checked(game, r, seed=resamples, moves=None if resamples < 6 else 25)
-            resamples += 1
+    resamples = check_resamples_play_on(game, positions(env_id, config, games=30, seed=21, every=3))
     assert resamples >= 60
-
 
 _TRACE_SCRIPT = textwrap.dedent("""
     import hashlib, sys, numpy as np, baralho
