@@ -69,3 +69,37 @@ def check_hidden_information(game, states, limit: int = 150, seed: int = 11) -> 
             else:
                 assert not changed, f"has_hidden is False for seat {p} but a resample changed the state"
     return checked
+
+
+def play_on_checked(game, state, seed: int, moves: int | None = None) -> int:
+    """Random legal moves from ``state`` (to the end, or ``moves`` of them), the
+    invariants after each; random_action fails on a live state without a move."""
+    rng = np.random.default_rng(seed)
+    game.check_invariants(state)
+    steps = 0
+    while not game.is_over(state) and (moves is None or steps < moves):
+        game.apply(state, random_action(game.legal_mask(state), rng))
+        game.check_invariants(state)
+        steps += 1
+    return steps
+
+
+def check_resamples_play_on(game, states, limit: int = 60, seed: int = 4) -> int:
+    """At up to ``limit`` states, for every seat that is not acting: the resample has
+    the same actor, and random legal moves from it never meet a live state without a
+    legal move (the first few resamples are played to the end, the others for a
+    stretch), invariants checked after every move. Returns how many resamples."""
+    rng = np.random.default_rng(seed)
+    resamples = 0
+    for k, state in enumerate(states):
+        if k >= limit:
+            break
+        actor = game.current_player(state)
+        for p in range(game.num_players):
+            if p == actor:
+                continue
+            r = game.resample_hidden(state, p, np.random.default_rng(int(rng.integers(2**32))))
+            assert game.current_player(r) == actor
+            play_on_checked(game, r, seed=resamples, moves=None if resamples < 6 else 25)
+            resamples += 1
+    return resamples

@@ -19,7 +19,7 @@ import baralho
 from baralho.core.game import state_key
 
 from .conftest import FUZZ_GAMES
-from .helpers import check_hidden_information, positions, random_action
+from .helpers import check_hidden_information, check_resamples_play_on, positions, random_action
 
 
 def test_random_games_keep_invariants(env_id, config):
@@ -138,6 +138,15 @@ def test_resampled_states_play_on(env_id, config):
         _play_out(game, r, seed=k)
         game.check_invariants(r)
 
+
+
+
+def test_resamples_for_a_seat_not_acting_play_on(env_id, config):
+    """A search agent resamples for itself while an opponent is to act: every such
+    resample is a state from which play goes on (check_resamples_play_on)."""
+    game = baralho.make(env_id, **config).unwrapped.game
+    resamples = check_resamples_play_on(game, positions(env_id, config, games=30, seed=21, every=3))
+    assert resamples >= 60
 
 _TRACE_SCRIPT = textwrap.dedent("""
     import hashlib, sys, numpy as np, baralho

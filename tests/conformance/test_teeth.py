@@ -8,7 +8,7 @@ import pytest
 import baralho
 import baralho.envs.rodizio.cards
 
-from .helpers import check_hidden_information, positions
+from .helpers import check_hidden_information, check_resamples_play_on, positions
 
 
 class LeakyRodizio:
@@ -82,3 +82,23 @@ def test_hidden_information_check_catches_a_resample_that_reads_the_truth():
     states = positions("rodizio_v1", dict(engine="reference", num_players=3, memory="none"), games=5, seed=1)
     with pytest.raises(AssertionError, match="depends on the true hidden state"):
         check_hidden_information(Peeking(), states)
+
+
+def test_resample_check_catches_an_actor_left_without_a_move():
+    """Scala 40 with the v0 resample (one uniform redraw, no condition): about 6% of
+    the redraws for a seat not acting leave the actor part-way through a meld with
+    no legal move."""
+    from baralho.envs.scala40.observation import _redraw
+
+    game = baralho.make("scala40_v1", scope="hand").unwrapped.game
+
+    class Unconditioned:
+        def __getattr__(self, name):
+            return getattr(game, name)
+
+        def resample_hidden(self, state, player, rng):
+            return _redraw(game, state, player, rng)
+
+    states = positions("scala40_v1", dict(scope="hand"), games=30, seed=21, every=3)
+    with pytest.raises(AssertionError, match="no legal action"):
+        check_resamples_play_on(Unconditioned(), states)

@@ -9,8 +9,8 @@
 | Agents | `agents = ['player_0', 'player_1']` (2–5 by `num_players`) |
 | Action shape | (1,) |
 | Action values | Discrete(274) |
-| Observation shape | (2646,) at 2 players; 2704, 2762, 2820 at 3, 4, 5 (58 per extra player) |
-| Observation values | [0, 5] (each slice has its own bound, see below) |
+| Observation shape | (3129,) at 2 players; 3293, 3457, 3621 at 3, 4, 5 (164 per extra player) |
+| Observation values | int8, [-1, 127] (each slice has its own bound, see below) |
 
 ## Rules
 
@@ -32,8 +32,14 @@ where the source is silent, and the bounds are in
 
 ## Observation space
 
-`observe(agent)` is a dict: `observation` (float32 vector) and `action_mask`
-(int8, the acting player's legal actions; all zeros for the others). The
+`observe(agent)` is a dict: `observation` (int8 vector) and `action_mask`
+(int8, the acting player's legal actions; all zeros for the others).
+The dtype is `int8` on purpose: every cell is a small integer (a card count, a
+flag, a card kind, a number of turns or points), every field's bound fits in
+−128…127 (piles hold at most 108 cards, a hand lasts at most 100 turns; the
+staged value is capped at 100 and penalty totals at 127, beyond which nothing
+changes), and int8 is a quarter of float32's buffer memory and of the data
+moved between workers. Learners cast to float (SB3 and the trainer do). The
 vector is seat-relative: index 0 of every per-player slice is the observer,
 the others follow in play order. Decode it with
 `env.unwrapped.game.obs_layout.decode(obs["observation"])`. The layout at 2
@@ -41,11 +47,19 @@ players (per-player slices have `num_players` rows):
 
 {layout}
 
-The observation never holds another player's hidden cards or the stock order.
-`known` is public knowledge: cards a player took from the discard pile, took
-from the table with a joker swap, or took back with an undo, and still holds
-(a card leaves `known` when a card of that kind is seen leaving the hand).
-The discard pile is shown in full by counts and, in order, its last 16 cards.
+The observation never holds another player's hidden cards or a hidden stock
+order. `known` is public knowledge: cards a player took from the discard pile
+(or drew from a stock whose order is public), took from the table with a joker
+swap, or took back with an undo, and still holds (a card leaves `known` when a
+card of that kind is seen leaving the hand). The discard pile is shown in full:
+by counts, its last 16 cards one-hot, and the whole pile in order as card kinds
+(`discard_pile`). After an unshuffled turnover everyone saw the pile go over,
+so the stock's order is public: `stock_known` lists it (card kinds, top first)
+and `stock_counts` counts it; after a shuffled one, or while the dealt stock
+lasts, both are empty. `discarded` and `taken` count, per seat, what each
+player has discarded and taken from the pile this hand. `place` and
+`progress` give the observer's place in this hand's turn order and the turns
+left before the hand's bound.
 
 ## Action space
 
@@ -86,6 +100,19 @@ receives −(penalty points)/100, the closer 0.
 
 ## Version history
 
+* v1: observation dtype `int8` (raw counts, points and turns instead of
+  fractions: hand sizes, pile sizes, staged value, penalty totals); new fields
+  `place` (you are first to play, your place in this hand's turn order),
+  `discard_pile` (the whole pile in order), `stock_counts` and `stock_known`
+  (the stock after an unshuffled turnover), `discarded` and `taken` (the
+  discard history per seat); `progress` is now [turns played, turns left
+  before the bound, turnovers] (the "you are first" cell moved to `place`).
+  Rules: a card drawn from a public stock (after an unshuffled turnover) is
+  publicly known to be in that hand; after a shuffled turnover the stock is
+  hidden again (a resample redraws it with the opponents' unknown cards).
+  `resample_hidden` for a seat that is not acting only returns positions from
+  which the actor can end its turn (v0: about 6% of such resamples left the
+  actor with no legal move).
 * v0: initial release.
 """
 

@@ -163,7 +163,7 @@ class Scala40Heuristic:
         keep = 1 if can_close else 2
         ob = int(np.argmax(o["obligation"])) if o["obligation"].any() else -1
         if not opened:
-            value, chosen, closes = best_melds(hand, ob, keep, can_close, int(round(o["turn"][4] * 100)))
+            value, chosen, closes = best_melds(hand, ob, keep, can_close, int(o["turn"][4]))
             if value < 0:
                 return []
             return [a for m in chosen for a in meld_actions(m)]

@@ -3,7 +3,7 @@
 The mask only offers actions from which the turn can still end legally (a
 selected card can always be completed into a meld or a lay-off; an unopened
 player who took the discard is only offered plays that still open with it), so
-no sequence of actions dead-ends or loops. reference.py answers the same
+no sequence of actions dead-ends or loops. checks.py answers the same
 question by brute force; the conformance suite checks they agree.
 
 Speed: this is about half of a step, so it is written for CPython. The mask is

@@ -20,7 +20,7 @@ import numpy as np
 from baralho.core.chance import Chance
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.scala40 import actions as A
-from baralho.envs.scala40.invariants import check_invariants
+from baralho.envs.scala40.checks import check_invariants, reference_mask
 from baralho.envs.scala40.mask import legal_mask
 from baralho.envs.scala40.melds import (
     JOKER,
@@ -37,10 +37,12 @@ from baralho.envs.scala40.melds import (
     swap_joker,
 )
 from baralho.envs.scala40.observation import (
-    MELD_SIZE,
+    DTYPE,
+    PER_PLAYER_FIELDS,
     PUB_FIELDS,
     PUB_SIZE,
-    RECENT,
+    STAGED_CAP,
+    TOTAL_CAP,
     build_layout,
     fill_melds,
     has_hidden,
@@ -51,9 +53,14 @@ from baralho.envs.scala40.observation import (
     observe,
     pile_block,
     player_rows,
+    pop_discard,
+    progress_cells,
+    push_discard,
     resample_hidden,
+    stock_block,
+    twice,
 )
-from baralho.envs.scala40.render import describe, render
+from baralho.envs.scala40.text import describe, render
 
 ENV_ID = "scala40_v1"
 HAND_SIZE = 13
@@ -63,8 +70,8 @@ ROUNDS_PER_HAND = 20       # a hand lasts at most 20 turns per player; then it e
 # + (13 selects + 13 commits/lay-offs) + 14 swaps + discard 1
 MAX_TURN_DECISIONS = 1 + 26 + 1 + 26 + 14 + 1
 DRAW, PLAY, OVER = 0, 1, 2
-_PLAY_PHASE = np.array([0.0, 1.0], np.float32)         # the phase field during play
-_OPENED_NOW = np.array([1.0, 0.0, 0.0], np.float32)    # turn fields 2-4 once the opening is reached
+_PLAY_PHASE = np.array([0, 1], DTYPE)         # the phase field during play
+_OPENED_NOW = np.array([1, 0, 0], DTYPE)      # turn fields 2-4 once the opening is reached
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,8 @@ class Scala40State:
     hands: list          # per seat: count of each of the 53 kinds (free cards only)
     hand_size: list
     known: list          # per seat: cards publicly known to be in that hand
+    discarded: list      # per seat: cards it has discarded this hand, by kind
+    taken: list          # per seat: cards it has taken from the discard pile this hand, by kind
     stock: list          # top = last
     discard: list        # top = last
     melds: list          # meld tuples (see melds.py), in the order laid
@@ -110,7 +119,7 @@ class Scala40State:
     last_penalties: list = field(default_factory=list)
     hands_played: int = 0
     turnovers: int = 0
-    stock_hidden: bool = True   # stock holds dealt cards of unknown identity (no turnover yet)
+    stock_hidden: bool = True   # the stock's order is unknown (dealt, or shuffled at a turnover)
     winners: list = field(default_factory=list)
     returns: list = field(default_factory=list)
     # hidden chance (baralho.core.chance): later deals (match scope) and shuffled
@@ -124,16 +133,18 @@ class Scala40State:
     # per-player rows are stored twice (rows i and i + n, flat) so that every seat's
     # relative view is one contiguous slice
     known_f: np.ndarray | None = None     # [2n * 53] known cards
-    players_f: np.ndarray | None = None   # [2n * 4] hand size / 14, opened, eliminated, penalty / 100
+    discarded_f: np.ndarray | None = None  # [2n * 53] cards discarded this hand
+    taken_f: np.ndarray | None = None     # [2n * 53] cards taken from the discard pile this hand
+    players_f: np.ndarray | None = None   # [2n * 4] hand size, opened, eliminated, penalty total
     # the observation from `building` to `piles`, the same for every observer:
-    # the turn fields (head_block), then `pub` (a view: melds, discard pile, pile sizes)
+    # the turn fields (head_block), then `pub` (a view: melds, discard pile, stock, pile sizes)
     table: np.ndarray | None = None
     pub: np.ndarray | None = None
 
     def __getstate__(self) -> dict:
         # the observation pieces are derived data: pickles stay small and fast
         d = dict(self.__dict__)
-        for name in ("hand_f", "bits", "known_f", "players_f", "table", "pub"):
+        for name in _DERIVED:
             d[name] = None
         return d
 
@@ -141,6 +152,9 @@ class Scala40State:
         if "rng" in d:   # the format before hidden chance became (seed, draws)
             raise ValueError("scala40: this state was pickled by an older baralho (it holds a live 'rng'); "
                              "replay its record (seed + actions) instead")
+        if "discarded" not in d:   # v0 states: no per-seat discard history
+            raise ValueError("scala40: this state was pickled by scala40_v0 (no discard history); "
+                             "replay its record (seed + actions) in scala40_v1 instead")
         self.__dict__.update(d)
         Scala40Game._sync(self)
 
@@ -149,17 +163,22 @@ class Scala40State:
         # observation pieces (measured: 100 µs of a 120 µs copy)
         c = object.__new__(Scala40State)
         c.__dict__.update(self.__dict__)
-        c.hands = [h[:] for h in self.hands]
-        c.known = [h[:] for h in self.known]
+        for name in ("hands", "known", "discarded", "taken"):
+            setattr(c, name, [h[:] for h in getattr(self, name)])
         for name in ("hand_size", "bits", "stock", "discard", "melds", "pending", "opened", "totals",
                      "eliminated", "last_penalties", "winners", "returns"):
             setattr(c, name, getattr(self, name)[:])
         c.hand_f = self.hand_f.copy()
         c.known_f = self.known_f.copy()
+        c.discarded_f = self.discarded_f.copy()
+        c.taken_f = self.taken_f.copy()
         c.players_f = self.players_f.copy()
         c.table = self.table.copy()
         c.pub = c.table[-PUB_SIZE:]
         return c
+
+
+_DERIVED = ("hand_f", "bits", "known_f", "discarded_f", "taken_f", "players_f", "table", "pub")
 
 
 class Scala40Game:
@@ -180,26 +199,27 @@ class Scala40Game:
         self._needs_seed = self.match or self.config.turnover == "shuffled"
         self._chance = Chance()
         self._deck_counts = np.array([2] * 52 + [self.config.num_jokers])
-        self._scratch = np.zeros(head_size(n) + PUB_SIZE, np.float32)  # check_invariants' fresh table
+        self._scratch = np.zeros(head_size(n) + PUB_SIZE, DTYPE)  # check_invariants' fresh table
         fields = self.obs_layout.fields
         # the table block is copied in one slice: it must be exactly the layout's fields from
         # `building` to `piles` (a mismatch once wrote the pile sizes into the players' rows)
         if fields[PUB_FIELDS[-1]].stop - fields[PUB_FIELDS[0]].start != PUB_SIZE or \
                 fields["building"].start != NUM_KINDS or \
                 fields["players"].start != NUM_KINDS + head_size(n) + PUB_SIZE or \
-                [fields[f].start - NUM_KINDS for f in ("to_act", "phase", "turn", "obligation", "progress")] \
+                [f for f in fields if fields[f].start >= fields["players"].start] != list(PER_PLAYER_FIELDS) or \
+                [fields[f].start - NUM_KINDS for f in ("to_act", "phase", "turn", "obligation", "progress", "place")] \
                 != list(head_offsets(n)):
             raise AssertionError("scala40: the table block does not match the observation layout")
         # offsets of the turn fields inside s.table (apply keeps them up to date)
-        _, self.h_phase, self.h_turn, self.h_obligation, self.h_progress = head_offsets(n)
+        _, self.h_phase, self.h_turn, self.h_obligation, self.h_progress, _ = head_offsets(n)
         # observation offsets as plain attributes (observe reads them every step)
-        for name in ("to_act", "progress"):
+        for name in ("to_act", "place"):
             setattr(self, "o_" + name, fields[name].start)
 
     # ------------------------------------------------------------------ deal
     def new_state(self, rng: np.random.Generator) -> Scala40State:
         n = self.num_players
-        s = Scala40State(n, [], [], [], [], [], [], opened=[False] * n, totals=[0] * n,
+        s = Scala40State(n, [], [], [], [], [], [], [], [], opened=[False] * n, totals=[0] * n,
                          eliminated=[False] * n, last_penalties=[0] * n, returns=[0.0] * n)
         if self._needs_seed:
             s.seed = int(rng.integers(2 ** 63))
@@ -211,6 +231,8 @@ class Scala40Game:
         deck = [self.deck[i] for i in rng.permutation(len(self.deck))]
         s.hands = [[0] * NUM_KINDS for _ in range(n)]
         s.known = [[0] * NUM_KINDS for _ in range(n)]
+        s.discarded = [[0] * NUM_KINDS for _ in range(n)]
+        s.taken = [[0] * NUM_KINDS for _ in range(n)]
         s.hand_size = [0] * n
         for i in range(n):
             if s.eliminated[i]:
@@ -236,16 +258,19 @@ class Scala40Game:
     @staticmethod
     def _sync(s: Scala40State) -> None:
         """Rebuild the ready-made observation pieces from the state's lists."""
-        s.hand_f = np.array(s.hands, np.float32)
+        s.hand_f = np.array(s.hands, DTYPE)
         s.bits = [hand_bits(h) for h in s.hands]
-        s.known_f = np.array(s.known + s.known, np.float32).ravel()
+        s.known_f = twice(s.known)
+        s.discarded_f = twice(s.discarded)
+        s.taken_f = twice(s.taken)
         s.players_f = player_rows(s)
         h = head_size(s.num_players)
-        s.table = np.zeros(h + PUB_SIZE, np.float32)
+        s.table = np.zeros(h + PUB_SIZE, DTYPE)
         s.pub = s.table[h:]
         head_block(s.table[:h], s)
         fill_melds(s.pub, s.melds, s.staged)
-        pile_block(s.pub, s.discard, len(s.stock))
+        pile_block(s.pub, s.discard)
+        stock_block(s.pub, s.stock, not s.stock_hidden)
 
     @staticmethod
     def _move(s: Scala40State, p: int, k: int, d: int) -> None:
@@ -257,13 +282,19 @@ class Scala40Game:
             s.bits[p] = s.bits[p] | 1 << k if c else s.bits[p] & ~(1 << k)
         size = s.hand_size[p] = s.hand_size[p] + d
         f = s.players_f
-        f[4 * p] = f[4 * (p + s.num_players)] = size / 14.0
+        f[4 * p] = f[4 * (p + s.num_players)] = size
 
     @staticmethod
     def _know(s: Scala40State, p: int, k: int, d: int) -> None:
         """``d`` more cards of kind ``k`` are publicly known to be in ``p``'s hand."""
         c = s.known[p][k] = s.known[p][k] + d
         s.known_f[NUM_KINDS * p + k] = s.known_f[NUM_KINDS * (p + s.num_players) + k] = c
+
+    @staticmethod
+    def _count(rows: list, flat: np.ndarray, n: int, p: int, k: int) -> None:
+        """One more card of kind ``k`` in seat ``p``'s row of a per-seat history (discarded, taken)."""
+        c = rows[p][k] = rows[p][k] + 1
+        flat[NUM_KINDS * p + k] = flat[NUM_KINDS * (p + n) + k] = c
 
     @staticmethod
     def _forget(s: Scala40State, p: int, k: int) -> None:
@@ -274,16 +305,16 @@ class Scala40Game:
     def _oblige(self, s: Scala40State, k: int) -> None:
         """The card kind the actor must still meld this turn becomes ``k`` (-1: none)."""
         if s.obligation >= 0:
-            s.table[self.h_obligation + s.obligation] = 0.0
+            s.table[self.h_obligation + s.obligation] = 0
         if k >= 0:
-            s.table[self.h_obligation + k] = 1.0
+            s.table[self.h_obligation + k] = 1
         s.obligation = k
 
     @staticmethod
     def _clear_building(s: Scala40State) -> None:
         t = s.table
         for k in s.pending:
-            t[k] = 0.0
+            t[k] = 0
         s.pending = []
 
     def _start_turn(self, s: Scala40State) -> None:
@@ -297,13 +328,12 @@ class Scala40Game:
         s.undos = 1
         ph = self.h_phase
         # phase (draw, play), then the turn fields (see head_block)
-        s.table[ph:ph + 8] = (1.0, 0.0, s.turn >= s.eliminated.count(False), opened, 0.0, not opened, 0.0, 0.0)
+        s.table[ph:ph + 8] = (1, 0, s.turn >= s.eliminated.count(False), opened, 0, not opened, 0, 0)
         self._progress(s)
 
     def _progress(self, s: Scala40State) -> None:
-        """The progress cells: turn of this hand / turn bound, stock turnovers / 10 (capped)."""
-        s.table[self.h_progress] = s.turn / s.turn_limit
-        s.table[self.h_progress + 1] = min(s.turnovers, 10) / 10.0
+        """The progress cells: turns played, turns left before the bound, stock turnovers."""
+        progress_cells(s.table[self.h_progress:self.h_progress + 3], s)
 
     # ------------------------------------------------------------- protocol
     def current_player(self, s: Scala40State) -> int:
@@ -330,17 +360,23 @@ class Scala40Game:
     def apply(self, s: Scala40State, action: int):
         p = s.player
         if action == A.DRAW_STOCK:
-            self._move(s, p, s.stock.pop(), 1)
-            s.pub[-2] = len(s.stock) / 108.0
+            k = s.stock.pop()
+            self._move(s, p, k, 1)
+            if s.stock_hidden:
+                s.pub[-2] = len(s.stock)
+            else:  # the stock's order is public: everyone saw which card this was
+                self._know(s, p, k, 1)
+                stock_block(s.pub, s.stock, True)
             s.phase = PLAY
             s.table[self.h_phase:self.h_phase + 2] = _PLAY_PHASE
             return None
         if action == A.DRAW_DISCARD:
-            k = self._pop_discard(s)
+            k = pop_discard(s)
             self._move(s, p, k, 1)
             self._know(s, p, k, 1)
+            self._count(s.taken, s.taken_f, s.num_players, p, k)
             s.took = k
-            s.table[self.h_turn + 5] = 1.0
+            s.table[self.h_turn + 5] = 1
             if s.turn > 0 and (not s.opened[p] or self.config.taken_discard == "must_use"):
                 self._oblige(s, k)
             s.phase = PLAY
@@ -351,7 +387,7 @@ class Scala40Game:
             self._move(s, p, k, -1)
             self._forget(s, p, k)
             s.pending.append(k)
-            s.table[k] += 1.0
+            s.table[k] += 1
             return None
         if action < A.EXTEND:  # commit a new meld
             opts = parse_group(s.pending)
@@ -364,12 +400,12 @@ class Scala40Game:
                 s.staged += 1
                 s.staged_value += meld_value(m)
                 t = self.h_turn
-                s.table[t + 4] = s.staged_value / 100.0
+                s.table[t + 4] = min(s.staged_value, STAGED_CAP)
                 if s.obligation >= 0 and s.obligation in meld_cards(m):
                     s.ob_used = True
                 if s.staged_value >= OPEN_MIN and (s.obligation < 0 or s.ob_used):
                     s.opened[p] = True
-                    s.players_f[4 * p + 1] = s.players_f[4 * (p + s.num_players) + 1] = 1.0
+                    s.players_f[4 * p + 1] = s.players_f[4 * (p + s.num_players) + 1] = 1
                     s.staged = s.staged_value = 0
                     # opened this turn; no undo any more; nothing staged
                     s.table[t + 2:t + 5] = _OPENED_NOW
@@ -395,51 +431,19 @@ class Scala40Game:
         if action == A.UNDO:
             self._take_back(s)
             s.undos -= 1
-            s.table[self.h_turn + 3] = 0.0
+            s.table[self.h_turn + 3] = 0
             return None
         # discard
         k = action - A.DISCARD
         self._move(s, p, k, -1)
         self._forget(s, p, k)
-        self._push_discard(s, k)
+        self._count(s.discarded, s.discarded_f, s.num_players, p, k)
+        push_discard(s, k)
         if s.hand_size[p] == 0:
             return self._end_hand(s, p, double=not s.was_open)
         if s.staged:  # the opening was not reached: the staged melds go back to the hand
             self._take_back(s)
         return self._next_turn(s)
-
-    @staticmethod
-    def _push_discard(s: Scala40State, k: int) -> None:
-        pile = s.discard
-        b = s.pub[MELD_SIZE:]
-        if pile:
-            b[pile[-1]] = 0.0
-        pile.append(k)
-        b[k] = 1.0
-        b[NUM_KINDS + k] += 1.0
-        recent = b[2 * NUM_KINDS:(2 + RECENT) * NUM_KINDS]
-        recent[NUM_KINDS:] = recent[:-NUM_KINDS]   # numpy copies overlapping slices safely
-        recent[:NUM_KINDS] = 0.0
-        recent[k] = 1.0
-        b[-1] = len(pile) / 108.0
-
-    @staticmethod
-    def _pop_discard(s: Scala40State) -> int:
-        """Take the top card of the discard pile (the pile's observation rows follow)."""
-        pile = s.discard
-        k = pile.pop()
-        b = s.pub[MELD_SIZE:]
-        b[k] = 0.0
-        if pile:
-            b[pile[-1]] = 1.0
-        b[NUM_KINDS + k] -= 1.0
-        recent = b[2 * NUM_KINDS:(2 + RECENT) * NUM_KINDS]
-        recent[:-NUM_KINDS] = recent[NUM_KINDS:]   # every card moves one place up
-        recent[-NUM_KINDS:] = 0.0
-        if len(pile) >= RECENT:
-            recent[(RECENT - 1) * NUM_KINDS + pile[-RECENT]] = 1.0
-        b[-1] = len(pile) / 108.0
-        return k
 
     def _lay(self, s: Scala40State, m: tuple, i: int) -> None:
         """Put the meld being built on the table as meld ``i`` (new or extended)."""
@@ -465,7 +469,7 @@ class Scala40Game:
             self._know(s, p, k, 1)
         self._clear_building(s)
         s.staged = s.staged_value = 0
-        s.table[self.h_turn + 4] = 0.0
+        s.table[self.h_turn + 4] = 0
         s.ob_used = False
         fill_melds(s.pub, s.melds, 0)
 
@@ -495,8 +499,10 @@ class Scala40Game:
         s.discard = [stock.pop()] if stock else []
         s.stock = stock
         s.turnovers += 1
-        s.stock_hidden = False
-        pile_block(s.pub, s.discard, len(s.stock))
+        # unshuffled, everyone saw the pile go over: the stock's order is public from now on
+        s.stock_hidden = self.config.turnover == "shuffled"
+        pile_block(s.pub, s.discard)
+        stock_block(s.pub, s.stock, not s.stock_hidden)
 
     def _end_hand(self, s: Scala40State, closer: int, double: bool = False):
         n = self.num_players
@@ -506,7 +512,7 @@ class Scala40Game:
                 pens[i] = hand_penalty(s.hands[i]) * (2 if double else 1)
         s.last_penalties = pens
         s.hands_played += 1
-        s.players_f[3::4] = [min(t + x, 500) / 100.0 for t, x in zip(s.totals, pens, strict=True)] * 2
+        s.players_f[3::4] = [min(t + x, TOTAL_CAP) for t, x in zip(s.totals, pens, strict=True)] * 2
         if not self.match:
             s.totals = [t + x for t, x in zip(s.totals, pens, strict=True)]
             r = [-x / 100.0 for x in pens]
@@ -537,7 +543,7 @@ class Scala40Game:
         s.phase = OVER
         s.players_f[2::4] = s.eliminated * 2
         self._clear_building(s)
-        s.table[self.h_phase:self.h_obligation + NUM_KINDS] = 0.0   # no phase, turn or obligation
+        s.table[self.h_phase:self.h_obligation + NUM_KINDS] = 0   # no phase, turn or obligation
         self._progress(s)
         s.returns = [a + b for a, b in zip(s.returns, r, strict=True)]
         return r
@@ -554,7 +560,7 @@ class Scala40Game:
         return resample_hidden(self, s, player, rng)
 
     # ----------------------------------------------------------- invariants
-    # invariants.check_invariants(game, s) (every cached observation piece rebuilt and compared)
+    # checks.check_invariants(game, s) (every cached observation piece rebuilt and compared)
     check_invariants = check_invariants
 
     # ----------------------------------------------------------------- text
@@ -571,5 +577,4 @@ class Scala40Game:
         return render_image(self, s, player)
 
     def reference_legal_mask(self, s: Scala40State) -> np.ndarray:
-        from baralho.envs.scala40.reference import reference_mask
         return reference_mask(self, s)
