@@ -40,6 +40,14 @@ def test_bad_agent_specs_are_refused(spec):
         make_agent(spec, "rodizio_v1")
 
 
+@pytest.mark.parametrize("spec", ["ismcts:nans", "ismcts:infs", "ismcts:-infs", "ismcts:0s", "ismcts:-1s",
+                                  "ismcts:-3", "ismcts:0.5"])
+def test_ismcts_budgets_that_search_nothing_or_forever_are_refused(spec):
+    # nan/inf seconds hung on the first move; 0s and -1s searched nothing
+    with pytest.raises(ValueError, match="budget"):
+        make_agent(spec, "rodizio_v1")
+
+
 def test_every_env_has_a_heuristic_that_reads_only_the_observation():
     for env_id in baralho.ENV_IDS:
         env = baralho.make(env_id)
