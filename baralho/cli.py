@@ -168,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None, help="PPO's clip")
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
     p.add_argument("--out", default=None, help="output folder (default runs/train)")
+    p.add_argument("--overwrite", action="store_true", default=None,
+                   help="--out holds another run: clear its files and start a new run there")
+    p.add_argument("--resume", action="store_true", default=None,
+                   help="continue the run in --out (same env and config): its latest policy, its snapshot pool")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=train)
     p = sub.add_parser("train-rllib", help="PPO self-play with Ray RLlib: one masked policy for every seat")

@@ -233,7 +233,7 @@ def test_a_game_without_a_zoo_model_is_refused_clearly():
         make_agent("ppo", "chuche_v1")
 
 
-def test_zoo_export_drops_the_optimizer_state_and_keeps_the_policy(tmp_path):
+def test_zoo_export_writes_the_same_policy_as_weights_only(tmp_path):
     import gymnasium
     from sb3_contrib import MaskablePPO
 
@@ -241,18 +241,23 @@ def test_zoo_export_drops_the_optimizer_state_and_keeps_the_policy(tmp_path):
 
     src = tmp_path / "trained.zip"
     MaskablePPO("MlpPolicy", gymnasium.make(baralho.gym_id("rodizio_v1")), n_steps=64, batch_size=32,
-                device="cpu").learn(64).save(src)
-    out = export(src, tmp_path / "small")
-    a, b = MaskablePPO.load(src, device="cpu"), MaskablePPO.load(out, device="cpu")
-    assert not b.policy.optimizer.state
+                policy_kwargs=dict(net_arch=[32, 16]), device="cpu").learn(64).save(src)
+    card = export(src, tmp_path / "small", "rodizio_v1")
+    assert card.name == "small.json" and (tmp_path / "small.npz").exists()
+    a = MaskablePPO.load(src, device="cpu")     # our own file, made just above
+    b = make_agent(f"ppo:{card}", "rodizio_v1").policy
+    assert json.loads(card.read_text())["net_arch"] == {"pi": [32, 16], "vf": [32, 16]}
     env = baralho.make("rodizio_v1")
     env.reset(seed=2)
     obs = env.observe(env.agent_selection)
-    dist = [m.policy.get_distribution(m.policy.obs_to_tensor(obs["observation"])[0],
-                                      action_masks=obs["action_mask"].astype(bool)).distribution.probs
-            for m in (a, b)]
+    dist = [p.get_distribution(p.obs_to_tensor(obs["observation"])[0],
+                               action_masks=obs["action_mask"].astype(bool)).distribution.probs
+            for p in (a.policy, b)]
     assert (dist[0] == dist[1]).all()
-    assert out.stat().st_size <= src.stat().st_size
+    assert (tmp_path / "small.npz").stat().st_size < src.stat().st_size
+    # a card re-exported is the same policy again
+    again = make_agent(f"ppo:{export(card, tmp_path / 'again')}", "rodizio_v1").policy
+    assert all((x == y).all() for x, y in zip(b.state_dict().values(), again.state_dict().values()))
 
 
 # ---------------------------------------------------------------- guided ISMCTS (ismcts:N:g)
