@@ -185,8 +185,7 @@ def win_rate(model, env_id: str, opponent: str, games: int, seed: int, config: d
         while not done:
             action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
             obs, _, done, _, _ = env.step(int(action))
-        game, state = env.game, env.aec.unwrapped.game_state
-        wins += is_win(game.returns(state).tolist(), info["seat"])
+        wins += is_win(env.aec.unwrapped.returns().tolist(), info["seat"])
     return wins / games
 
 

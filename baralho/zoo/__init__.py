@@ -43,7 +43,7 @@ def export(model: str | Path, out: str | Path, env_id: str | None = None, config
         return P.save_policy(policy, out, card["env_id"], card["config"])
     if env_id is None:
         raise P.PolicyError(f"{model}: an SB3 zip names its env only in pickled fields, which are not read; "
-                          f"pass env_id (and config)")
+                            f"pass env_id (and config)")
     state = P.weights_from_sb3_zip(model)
     policy = P.build_policy(env_id, config or {}, P.net_arch_of({k: v.shape for k, v in state.items()}))
     P.load_weights(policy, state)

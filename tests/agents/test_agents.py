@@ -186,13 +186,24 @@ def test_a_resumed_tournament_plays_only_what_is_missing_and_matches_a_whole_run
         sorted([(whole[4].deal, whole[4].seats)] + [(r.deal, r.seats) for r in whole[12:]])
     assert lost.exists() and len(list(tmp_path.glob("*.json"))) == 18
 
-    # records of another tournament, an edited record, and resume without a folder are refused
-    with pytest.raises(records.RecordError, match="another tournament: seed"):
+    # another tournament's resume into the folder, a record of another tournament copied in,
+    # an edited record, and resume without a folder are refused
+    with pytest.raises(ValueError, match=r"belongs to another tournament \(seed 3\)"):
         T.run("rodizio_v1", specs, games=6, num_players=2, seed=4, workers=1, progress=False,
               records_dir=str(tmp_path), resume=True)
-    with pytest.raises(records.RecordError, match="players"):
+    with pytest.raises(ValueError, match="belongs to another tournament .agents"):
         T.run("rodizio_v1", ["random", "heuristic", "ismcts:9:h"], games=6, num_players=2, seed=3,
               workers=1, progress=False, records_dir=str(tmp_path), resume=True)
+    T.run("rodizio_v1", specs, games=6, num_players=2, seed=4, workers=1, progress=False,
+          records_dir=str(tmp_path / "other"))
+    other = T.record_path(tmp_path / "other", "rodizio_v1", whole[1])
+    kept = T.record_path(tmp_path, "rodizio_v1", whole[1])
+    original = kept.read_bytes()
+    kept.write_bytes(other.read_bytes())
+    with pytest.raises(records.RecordError, match="another tournament: seed"):
+        T.run("rodizio_v1", specs, games=6, num_players=2, seed=3, workers=1, progress=False,
+              records_dir=str(tmp_path), resume=True)
+    kept.write_bytes(original)
     edited = T.record_path(tmp_path, "rodizio_v1", whole[0])
     data = json.loads(edited.read_text())
     data["returns"] = [-x for x in data["returns"]]
