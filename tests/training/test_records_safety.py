@@ -270,3 +270,13 @@ def test_a_penalized_illegal_move_scores_as_a_loss_in_records_and_win_rates(tmp_
     path = rec.save(tmp_path / "p.json")
     for _ in records.replay(records.load(path)):       # the penalized game replays exactly
         pass
+
+
+def test_a_deck_option_naming_a_device_or_a_huge_file_is_refused_before_reading(tmp_path):
+    from baralho.core.config import ConfigError
+
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (2 << 20))
+    for path in ("/dev/zero", str(tmp_path), str(big)):
+        with pytest.raises(ConfigError, match="not a regular file of at most"):
+            baralho.make("roda_de_samba_v1", deck=path)
