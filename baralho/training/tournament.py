@@ -17,7 +17,6 @@ process (they watch it), so a killed tournament leaves none playing on.
 
 from __future__ import annotations
 
-import fcntl
 import itertools
 import json
 import math
@@ -31,6 +30,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+try:  # POSIX; elsewhere no lock, and the unique temporary names still keep writers apart
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
@@ -165,7 +169,8 @@ def claim_records(records_dir: str | Path, identity: dict, resume: bool):
     folder.mkdir(parents=True, exist_ok=True)
     lock = open(folder / LOCK, "a+")
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         lock.close()
         raise ValueError(f"--records {folder}: another tournament is writing into it now; "
@@ -224,8 +229,7 @@ def _play(args):
 def _verify(args):
     """Re-play a recorded match with its agents, checking every move is theirs."""
     *job, path, rec = args
-    result = play_match(*job, expect=rec.actions, source=str(path))
-    return result
+    return play_match(*job, expect=rec.actions, source=str(path))
 
 
 def run(env_id: str, specs: list[str], games: int, num_players: int, config: dict | None = None,
