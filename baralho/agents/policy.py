@@ -83,8 +83,8 @@ def save_policy(policy, path: str | Path, env_id: str, config: dict, **extra) ->
 def read_card(path: str | Path) -> dict:
     card_path, _ = policy_files(path)
     try:
-        if card_path.stat().st_size > MAX_CARD_BYTES:
-            raise PolicyError(f"{card_path}: over {MAX_CARD_BYTES} bytes, not a policy card")
+        if card_path.stat().st_size > MAX_CARD_BYTES or not card_path.is_file():
+            raise PolicyError(f"{card_path}: not a regular file of at most {MAX_CARD_BYTES} bytes")
         card = json.loads(card_path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise PolicyError(f"no policy at {path} (expected {card_path.name} and its .npz)") from None
@@ -147,6 +147,8 @@ def load_policy(path: str | Path, env_id: str | None = None, config: dict | None
                           f"{list(policy.observation_space.shape)} and {policy.action_space.n}")
     want = {k: v.numel() * 4 for k, v in policy.state_dict().items()}
     try:
+        if not weights_path.is_file():
+            raise PolicyError(f"{weights_path}: missing or not a regular file (the card's weights)")
         with np.load(weights_path, allow_pickle=False) as npz:
             names = {n.removesuffix(".npy"): npz.zip.getinfo(n) for n in npz.zip.namelist()}
             for name, info in names.items():   # no member larger than its parameter (no zip bomb)

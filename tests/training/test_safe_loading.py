@@ -108,6 +108,9 @@ def test_weights_that_do_not_fit_the_card_are_refused(tmp_path):
     with pytest.raises(ValueError, match="trained for 2 players, this env has 3"):
         make_agent(f"ppo:{card}", "rodizio_v1", config={"num_players": 3})
     assert make_agent(f"ppo:{tmp_path / 'p'}", "rodizio_v1").card["net_arch"] == {"pi": [8], "vf": [8]}
+    (tmp_path / "p.npz").unlink()
+    with pytest.raises(ValueError, match="missing or not a regular file"):
+        make_agent(f"ppo:{card}", "rodizio_v1")
 
 
 # ------------------------------------------------------------------ 26.3: one run per --out
