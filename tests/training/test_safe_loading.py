@@ -172,3 +172,15 @@ def test_a_resumed_run_starts_from_its_policy_and_numbers_snapshots_on(tmp_path)
     run_ids = {json.loads(p.read_text())["run_id"] for p in (tmp_path / "pool").glob("*.json")}
     assert run_ids == {json.loads((tmp_path / "run.json").read_text())["run_id"]}
 
+
+
+def test_the_train_command_refuses_another_runs_folder(tmp_path, capsys):
+    from baralho.cli import main
+    from baralho.training.train import claim_out
+
+    first = claim_out(tiny(tmp_path))
+    assert main(["train", "chuche_v1", "--out", str(tmp_path), "--quiet"]) == 2
+    assert f"already holds run {first['run_id']} of rodizio_v1" in capsys.readouterr().err
+    assert main(["train", "chuche_v1", "--out", str(tmp_path), "--quiet", "--resume"]) == 2
+    assert "is a run of rodizio_v1 {}, not chuche_v1 {}" in capsys.readouterr().err
+    assert json.loads((tmp_path / "run.json").read_text()) == first          # left as it was
