@@ -108,14 +108,14 @@ def replay(args: argparse.Namespace) -> int:
 
     rec = records.load(args.record)
     steps = 0
-    for env in records.replay(rec, render_mode="ansi"):
+    for env in records.replay(rec, render_mode="ansi", deck=args.deck):
         if args.verbose:
             print(env.render(), "\n")
         steps += 1
     print(f"{rec.env_id} {rec.config} seed {rec.seed}: {len(rec.actions)} moves replayed exactly; "
           f"returns {rec.returns}")
     if args.images:
-        print(f"wrote {records.to_images(rec, args.images, every=args.every)}")
+        print(f"wrote {records.to_images(rec, args.images, every=args.every, deck=args.deck)}")
     return 0
 
 
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("env_id", choices=baralho.ENV_IDS)
     p.add_argument("--agents", nargs="+", required=True,
                    help="agent specs: random, heuristic, ismcts:200, ismcts:0.5s, ppo:PATH")
-    p.add_argument("--games", type=int, default=200, help="at least this many games per player count")
+    p.add_argument("--games", type=positive(int), default=200, help="at least this many games per player count")
     p.add_argument("--players", default="2", help="a count, a list 2,3 or a range 2..5")
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
     p.add_argument("--seed", type=int, default=0)
@@ -143,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --records: count the games already recorded there (same command; each is "
                         "checked and replayed) and play only the rest, e.g. after an interruption or with "
                         "more --games")
+    p.add_argument("--verify", action="store_true",
+                   help="with --resume: play every recorded game again with its agents and refuse a record "
+                        "whose moves are not theirs (as slow as playing; needs simulation budgets, not seconds)")
     p.set_defaults(func=tournament)
     p = sub.add_parser("train", help="MaskablePPO self-play against a pool of baselines and snapshots")
     p.add_argument("env_id", choices=baralho.ENV_IDS)
@@ -168,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None, help="PPO's clip")
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
     p.add_argument("--out", default=None, help="output folder (default runs/train)")
+    p.add_argument("--overwrite", action="store_true", default=None,
+                   help="--out holds another run: clear its files and start a new run there")
+    p.add_argument("--resume", action="store_true", default=None,
+                   help="continue the run in --out (same env and config): its latest policy, its snapshot pool")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=train)
     p = sub.add_parser("train-rllib", help="PPO self-play with Ray RLlib: one masked policy for every seat")
@@ -191,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("model")
     p.add_argument("env_id", choices=baralho.ENV_IDS)
     p.add_argument("--opponent", default="heuristic")
-    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--games", type=positive(int), default=200)
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--config", nargs="*", default=[])
     p.add_argument("--seed", type=int, default=0)
@@ -210,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("record")
     p.add_argument("--verbose", "-v", action="store_true", help="print the table after every move")
     p.add_argument("--images", default=None, help="also draw it: a .gif animation or a .png strip of frames")
-    p.add_argument("--every", type=int, default=1, help="a frame every N moves (default 1)")
+    p.add_argument("--every", type=positive(int), default=1, help="a frame every N moves (default 1)")
+    p.add_argument("--deck", default=None,
+                   help="the deck file of a record played with a custom deck (checked against its hash)")
     p.set_defaults(func=replay)
     args = parser.parse_args(argv)
     try:

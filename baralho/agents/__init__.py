@@ -4,8 +4,8 @@
 ``random`` · ``heuristic`` · ``ismcts:200`` (simulations) · ``ismcts:0.5s`` (seconds
 per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ismcts:30:g`` (guided: searches
 only the game's key decisions, the heuristic plays the rest; see agents/guides.py) ·
-``ppo:PATH`` (an sb3-contrib
-MaskablePPO zip) · ``ppo`` (the env's zoo model).
+``ppo:PATH`` (a trained policy, PATH.json + PATH.npz: weights only, see
+agents/policy.py; SB3 zips are refused, they unpickle) · ``ppo`` (the env's zoo model).
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
 
         name = arg or env_id
         if zoo_path(name) is not None and "/" not in name:
-            return PolicyAgent(zoo_path(name), env_id=env_id, seed=seed)
+            return PolicyAgent(zoo_path(name), env_id=env_id, seed=seed, config=config)
         if not arg:
             retired = " (the v0 policies in baralho/zoo/v0/ were trained on v0 observations and are retired)"
             raise ValueError(f"no zoo model for {env_id!r} (zoo: {available()}){retired}; "
                              f"train one with `baralho train {env_id}` and use ppo:PATH")
-        return PolicyAgent(arg, env_id=env_id, seed=seed)
+        return PolicyAgent(arg, env_id=env_id, seed=seed, config=config)
     raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts][:h|:g], ppo or ppo:PATH")

@@ -69,8 +69,13 @@ class ISMCTSAgent:
                  race: float | None = None, race_min: int = 8) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
-        if simulations is not None and simulations < 1:
-            raise ValueError(f"simulations={simulations} must be >= 1")
+        if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
+                                        or simulations < 1):
+            raise ValueError(f"simulations={simulations!r} must be an integer >= 1")
+        # nan compares false with everything: `not 0 < x` catches it, math.isfinite catches inf
+        if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds)
+                                        and 0 < seconds):
+            raise ValueError(f"seconds={seconds!r} must be a finite number above 0")
         self.simulations = simulations
         self.seconds = seconds
         self.c = exploration

@@ -1,27 +1,203 @@
-"""A trained sb3-contrib MaskablePPO policy as an Agent (needs the ``train`` extra)."""
+"""Trained policies: a weights-only file format, and the Agent that plays one (``train`` extra).
+
+A policy is two files side by side, neither of which holds code:
+
+    NAME.json   the card: format, env id, config, observation shape, action count,
+                architecture (hidden layer widths of the policy and value nets, activation)
+    NAME.npz    the weights: one float32 array per parameter, read with
+                ``numpy.load(allow_pickle=False)`` (no pickle, no object arrays)
+
+Loading builds sb3-contrib's ``MaskableActorCriticPolicy`` from the card and copies the
+arrays in, after checking every name, shape and size against the architecture.
+
+SB3's own ``.zip`` is refused: ``MaskablePPO.load`` unpickles fields of the zip, so a
+crafted zip runs code on load. ``baralho.zoo.export(zip, out, env_id)`` converts one,
+reading only its ``policy.pth`` with ``torch.load(weights_only=True)`` (tensors only;
+a pickle holding anything else is refused) and never its pickled ``data``.
+"""
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
+import baralho
+
+FORMAT, VERSION = "baralho-policy", 1
+ACTIVATIONS = ("tanh", "relu")          # torch.nn.Tanh (SB3's PPO default), torch.nn.ReLU
+MAX_CARD_BYTES = 1 << 20
+MAX_PTH_BYTES = 1 << 30
+
+
+class PolicyError(ValueError):
+    """A policy file that cannot be loaded safely (the message says why)."""
+
+
+def policy_files(path: str | Path) -> tuple[Path, Path]:
+    """The card and weights paths of a policy named ``NAME``, ``NAME.json`` or ``NAME.npz``."""
+    path = Path(path)
+    if path.suffix == ".zip":
+        raise PolicyError(f"{path}: an SB3 zip is not loaded (MaskablePPO.load unpickles it, so a crafted "
+                          f"zip runs code); convert your own with baralho.zoo.export(zip, out, env_id), which "
+                          f"reads only its weights, and load the .json it writes")
+    stem = path.with_suffix("") if path.suffix in (".json", ".npz") else path
+    return stem.with_name(stem.name + ".json"), stem.with_name(stem.name + ".npz")
+
+
+def net_arch_of(shapes: dict[str, tuple[int, ...]]) -> dict[str, list[int]]:
+    """The hidden widths of the policy and value nets, read from parameter shapes."""
+    arch = {}
+    for net, key in (("pi", "policy_net"), ("vf", "value_net")):
+        layers = sorted((int(name.split(".")[2]), shape[0]) for name, shape in shapes.items()
+                        if name.startswith(f"mlp_extractor.{key}.") and name.endswith(".weight"))
+        arch[net] = [width for _, width in layers]
+    return arch
+
+
+def save_policy(policy, path: str | Path, env_id: str, config: dict, **extra) -> Path:
+    """Write ``policy`` (a MaskableActorCriticPolicy) as NAME.json + NAME.npz; returns the card."""
+    card_path, weights_path = policy_files(path)
+    card_path.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in policy.state_dict().items()}
+    card = dict(format=FORMAT, version=VERSION, baralho=baralho.__version__, env_id=env_id, config=dict(config),
+                observation_shape=list(policy.observation_space.shape), num_actions=int(policy.action_space.n),
+                net_arch=net_arch_of({k: v.shape for k, v in state.items()}),
+                activation=policy.activation_fn.__name__.lower(), weights=weights_path.name, **extra)
+    if card["activation"] not in ACTIVATIONS:
+        raise PolicyError(f"activation {card['activation']!r} is not one of {ACTIVATIONS}")
+    tmp = weights_path.with_name(f".{weights_path.name}.{os.getpid()}.part")
+    with open(tmp, "wb") as f:
+        np.savez(f, **state)
+    os.replace(tmp, weights_path)
+    tmp = card_path.with_name(f".{card_path.name}.{os.getpid()}.part")
+    tmp.write_text(json.dumps(card, indent=1))
+    os.replace(tmp, card_path)            # the card last: a card always has its weights
+    return card_path
+
+
+def read_card(path: str | Path) -> dict:
+    card_path, _ = policy_files(path)
+    try:
+        if card_path.stat().st_size > MAX_CARD_BYTES or not card_path.is_file():
+            raise PolicyError(f"{card_path}: not a regular file of at most {MAX_CARD_BYTES} bytes")
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PolicyError(f"no policy at {path} (expected {card_path.name} and its .npz)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise PolicyError(f"{card_path}: not a readable policy card ({err})") from None
+    if not isinstance(card, dict) or card.get("format") != FORMAT or card.get("version") != VERSION:
+        raise PolicyError(f"{card_path}: not a {FORMAT} card of version {VERSION}")
+    arch = card.get("net_arch")
+    ok = (card.get("env_id") in baralho.ENV_IDS and isinstance(card.get("config"), dict)
+          and card.get("activation") in ACTIVATIONS and isinstance(arch, dict) and set(arch) == {"pi", "vf"}
+          and all(isinstance(w, int) and not isinstance(w, bool) and 0 < w <= 65536
+                  for net in arch.values() if isinstance(net, list) for w in net)
+          and all(isinstance(net, list) and len(net) <= 16 for net in arch.values()))
+    if not ok:
+        raise PolicyError(f"{card_path}: malformed policy card (env_id, config, net_arch or activation)")
+    return card
+
+
+def build_policy(env_id: str, config: dict, net_arch: dict, activation: str = "tanh"):
+    """An untrained MaskableActorCriticPolicy with this architecture for this env."""
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    env = baralho.make(env_id, **config)
+    space = env.observation_space(env.possible_agents[0])
+    return MaskableActorCriticPolicy(space["observation"], env.action_space(env.possible_agents[0]),
+                                     lambda _: 0.0, net_arch=dict(net_arch),
+                                     activation_fn=torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU)
+
+
+def load_weights(policy, state: dict) -> None:
+    import torch
+
+    want = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
+    got = {k: tuple(v.shape) for k, v in state.items()}
+    if want != got:
+        missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+        wrong = sorted(k for k in set(want) & set(got) if want[k] != got[k])
+        raise PolicyError(f"weights do not fit the architecture: missing {missing}, unexpected {extra}, "
+                          f"other shapes {wrong}")
+    policy.load_state_dict({k: torch.as_tensor(np.asarray(v, np.float32)) for k, v in state.items()})
+    policy.set_training_mode(False)
+
+
+def load_policy(path: str | Path, env_id: str | None = None, config: dict | None = None):
+    """(policy, card) from a NAME.json + NAME.npz pair, checked against ``env_id`` and ``config``."""
+    card = read_card(path)
+    card_path, weights_path = policy_files(path)
+    if env_id is not None and card["env_id"] != env_id:
+        raise PolicyError(f"{card_path}: a policy for {card['env_id']}, not {env_id}")
+    config = card["config"] if config is None else config
+    players = [len(baralho.make(card["env_id"], **c).possible_agents) for c in (card["config"], config)]
+    if players[0] != players[1]:
+        raise PolicyError(f"{card_path}: trained for {players[0]} players, this env has {players[1]}")
+    policy = build_policy(card["env_id"], config, card["net_arch"], card["activation"])
+    if list(policy.observation_space.shape) != card["observation_shape"] or \
+            policy.action_space.n != card["num_actions"]:
+        raise PolicyError(f"{card_path}: trained on observations {card['observation_shape']} and "
+                          f"{card['num_actions']} actions, this env ({card['env_id']} {config}) has "
+                          f"{list(policy.observation_space.shape)} and {policy.action_space.n}")
+    want = {k: v.numel() * 4 for k, v in policy.state_dict().items()}
+    try:
+        if not weights_path.is_file():
+            raise PolicyError(f"{weights_path}: missing or not a regular file (the card's weights)")
+        with np.load(weights_path, allow_pickle=False) as npz:
+            names = {n.removesuffix(".npy"): npz.zip.getinfo(n) for n in npz.zip.namelist()}
+            for name, info in names.items():   # no member larger than its parameter (no zip bomb)
+                if name not in want or info.file_size > want[name] + 4096:
+                    raise PolicyError(f"{weights_path}: unexpected or oversized member {name!r}")
+            state = {name: npz[name] for name in names}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+        if isinstance(err, PolicyError):
+            raise
+        raise PolicyError(f"{weights_path}: not a weights-only .npz ({err})") from None
+    if any(a.dtype != np.float32 for a in state.values()):
+        raise PolicyError(f"{weights_path}: weights must be float32 arrays")
+    load_weights(policy, state)
+    return policy, card
+
+
+def weights_from_sb3_zip(path: str | Path) -> dict:
+    """The policy parameters of an SB3 zip: only ``policy.pth``, with torch's weights-only
+    unpickler (tensors and plain containers; anything else is refused). ``data``, the
+    zip's pickled fields, is never read."""
+    import torch
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            if z.getinfo("policy.pth").file_size > MAX_PTH_BYTES:
+                raise PolicyError(f"{path}: policy.pth is over {MAX_PTH_BYTES} bytes")
+            raw = z.read("policy.pth")
+    except (OSError, KeyError, zipfile.BadZipFile) as err:
+        raise PolicyError(f"{path}: not an SB3 zip with a policy.pth ({err})") from None
+    try:
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except Exception as err:            # noqa: BLE001 - the weights-only unpickler refused something
+        raise PolicyError(f"{path}: policy.pth holds more than weights; refused ({err})") from None
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise PolicyError(f"{path}: policy.pth is not a state dict of tensors")
+    return {k: v.numpy() for k, v in state.items()}
+
 
 class PolicyAgent:
-    """Acts with a MaskablePPO model: deterministic by default, always within the mask."""
+    """Acts with a trained policy (NAME.json + NAME.npz): deterministic by default, always within the mask."""
 
     def __init__(self, path: str | Path, env_id: str | None = None, seed: int | None = None,
-                 deterministic: bool = True) -> None:
-        path = Path(path)
-        if not path.exists() and not path.with_suffix(".zip").exists():
-            raise ValueError(f"no MaskablePPO model at {path}")
+                 deterministic: bool = True, config: dict | None = None) -> None:
         import torch
-        from sb3_contrib import MaskablePPO
 
         torch.set_num_threads(1)   # single observations: threads only add contention
-        self.model = MaskablePPO.load(str(path), device="cpu")
+        self.policy, self.card = load_policy(path, env_id, config)
         self.deterministic = deterministic
-        self.name = f"ppo:{path.stem}"
+        self.name = f"ppo:{policy_files(path)[0].stem}"
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -30,6 +206,6 @@ class PolicyAgent:
 
     def act(self, observation: dict, agent_id: str) -> int:
         mask = observation["action_mask"].astype(bool)
-        action, _ = self.model.predict(observation["observation"], action_masks=mask,
-                                       deterministic=self.deterministic)
+        action, _ = self.policy.predict(observation["observation"], action_masks=mask,
+                                        deterministic=self.deterministic)
         return int(action)

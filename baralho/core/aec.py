@@ -20,6 +20,10 @@ game, its config and its docstring. What it guarantees, for every game:
   legal ones, and leaves the state unchanged; with
   ``illegal_action="penalize"`` it ends the game instead, the offender
   receiving ``illegal_reward`` and ``infos[agent]["illegal_action"]``;
+  ``env.unwrapped.returns()`` is every seat's result either way (the game's, or the
+  rewards handed out up to and including the penalty), for records and win rates;
+* ``last()`` before ``reset()``, ``step()`` once every agent is removed and
+  ``observe()`` of an unknown agent raise errors that say so;
 * ``render_mode`` ``"ansi"`` (returns text), ``"human"`` (prints it) or
   ``"rgb_array"`` (a picture, for games that draw themselves; needs Pillow)
   from ``render_view``: ``"current"`` (the acting player's view),
@@ -77,8 +81,9 @@ class BaralhoEnv(AECEnv):
                               f"{self.metadata['render_modes']} or None")
         if illegal_action not in ILLEGAL_MODES:
             raise ConfigError(f"{name}: illegal_action={illegal_action!r} must be one of {list(ILLEGAL_MODES)}")
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
-            raise ConfigError(f"{name}: illegal_reward={illegal_reward!r} must be a number")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) \
+                or not np.isfinite(illegal_reward):
+            raise ConfigError(f"{name}: illegal_reward={illegal_reward!r} must be a finite number")
         if not (render_view in ("current", "omniscient") or (
                 isinstance(render_view, int) and not isinstance(render_view, bool)
                 and 0 <= render_view < game.num_players)):
@@ -130,9 +135,29 @@ class BaralhoEnv(AECEnv):
         self._skip_agent_selection = None
         self._acting = self.game.current_player(self.game_state)
         self._mask = None
+        self._penalized = False
+        self._earned = np.zeros(self.game.num_players)      # rewards handed out this episode, per seat
         self.agent_selection = self.possible_agents[self._acting]
         if self.render_mode == "human":
             self.render()
+
+    def returns(self) -> np.ndarray:
+        """Every seat's result: the game's returns, or after an illegal move under
+        ``illegal_action="penalize"`` the rewards handed out (the offender's penalty included)."""
+        if self.game_state is None:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before returns()")
+        return self._earned.copy() if self._penalized else self.game.returns(self.game_state)
+
+    def last(self, observe: bool = True):
+        try:
+            return super().last(observe)
+        except (AttributeError, KeyError):
+            if self.game_state is None:
+                raise RuntimeError(f"{self.game.env_id}: call reset() before last()") from None
+            if not self.agents:
+                raise RuntimeError(f"{self.game.env_id}: the game is over and every agent has been removed; "
+                                   f"call reset()") from None
+            raise
 
     # ----------------------------------------------------------------- observe
     def _legal(self) -> np.ndarray:
@@ -147,7 +172,10 @@ class BaralhoEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if self.game_state is None:
             raise RuntimeError(f"{self.game.env_id}: call reset() before observe()")
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"{self.game.env_id}: no agent {agent!r}; the agents are {self.possible_agents}") from None
         if seat == self._acting:
             mask = self._mask if self._mask is not None else self._legal()
         else:
@@ -159,7 +187,12 @@ class BaralhoEnv(AECEnv):
         if self.game_state is None:
             raise RuntimeError(f"{self.game.env_id}: call reset() before step()")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:            # every agent removed by its dead step
+            raise RuntimeError(f"{self.game.env_id}: the game is over and every agent has been removed; "
+                               f"call reset()") from None
+        if dead:
             self._was_dead_step(action)
             return
         # fast path for plain in-range ints; anything else goes through the full checks
@@ -192,9 +225,11 @@ class BaralhoEnv(AECEnv):
             for ag in rewards:
                 rewards[ag] = 0.0
         else:
+            earned = self._earned
             for i, ag in enumerate(self.possible_agents):
                 rewards[ag] = x = float(r[i])
                 cum[ag] += x
+                earned[i] += x
         self._rewards_dirty = r is not None
 
     def _as_action(self, action: Any, agent: str) -> int:
@@ -229,6 +264,8 @@ class BaralhoEnv(AECEnv):
             self.terminations[ag] = True
         self.rewards[agent] = self.illegal_reward
         self._cumulative_rewards[agent] += self.illegal_reward
+        self._earned[self._seat[agent]] += self.illegal_reward
+        self._penalized = True
         self._rewards_dirty = True
         self.infos[agent] = {"illegal_action": a}
         self._acting = -1

@@ -55,7 +55,7 @@ class SingleAgentEnv(gym.Env):
         self.weights.append(weight)
 
     def set_snapshots(self, paths: Sequence[str], weight: float = 1.0) -> None:
-        """Replace the self-play part of the pool with these MaskablePPO zips."""
+        """Replace the self-play part of the pool with these policies (cards, agents/policy.py)."""
         keep = [(o, w) for o, w in zip(self.opponents, self.weights) if not any(o is s for s in self._snapshots)]
         self.opponents, self.weights = [o for o, _ in keep], [w for _, w in keep]
         self._snapshots = [make_agent(f"ppo:{p}", self.env_id, config=self.config) for p in paths]

@@ -7,6 +7,12 @@ openskill ratings; written as markdown, JSON and a PNG heatmap.
 A *deal* (seed) is played once under every seat arrangement (duplicate
 format), so luck of the deal and the first-seat advantage cancel out.
 Results are deterministic for a given ``--seed`` whatever the worker count.
+
+A ``--records`` folder belongs to one tournament: ``tournament.manifest`` (JSON:
+env, agents, seed, config) is written on first use, another tournament's folder is
+refused, the same tournament's needs ``--resume`` (nothing recorded is replaced), and
+a lock file keeps a second writer out while one runs. Pool workers die with the main
+process (they watch it), so a killed tournament leaves none playing on.
 """
 
 from __future__ import annotations
@@ -15,12 +21,20 @@ import itertools
 import json
 import math
 import os
+import signal
+import threading
+import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+try:  # POSIX; elsewhere no lock, and the unique temporary names still keep writers apart
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
@@ -68,7 +82,10 @@ _AGENTS: dict = {}   # per worker process: agents built once, reseeded every gam
 
 
 def play_match(env_id: str, config: dict, specs: tuple[str, ...], match: Match, seed: int,
-               records_dir: str | None = None) -> MatchResult:
+               records_dir: str | None = None, expect: list[int] | None = None,
+               source: str = "") -> MatchResult:
+    """Play one match (and record it in ``records_dir``). With ``expect`` (the moves of
+    a record at ``source``), check that the agents play exactly those moves instead."""
     env = baralho.make(env_id, **config)
     players = {}
     for seat, idx in enumerate(match.seats):
@@ -79,9 +96,23 @@ def play_match(env_id: str, config: dict, specs: tuple[str, ...], match: Match, 
         agent.reset(seed=(seed * 7919 + match.deal) * 64 + seat)
         bind_if_needed(agent, env)
         players[f"player_{seat}"] = agent
-    rec = play_and_record(env_id, config, deal_seed(seed, match),
-                          lambda env, name, obs: players[name].act(obs, name),
+    def choose(env, name, obs):
+        action = players[name].act(obs, name)
+        if expect is not None:
+            k = len(rec_moves)
+            if k >= len(expect) or expect[k] != action:
+                recorded = expect[k] if k < len(expect) else "nothing"
+                raise records.RecordError(f"{source}: move {k}: the record has {recorded}, but {name} "
+                                          f"({specs[match.seats[int(name.split('_')[1])]]}) plays {action}: "
+                                          f"these are not the agents' moves")
+            rec_moves.append(action)
+        return action
+
+    rec_moves: list[int] = []
+    rec = play_and_record(env_id, config, deal_seed(seed, match), choose,
                           players=[specs[i] for i in match.seats], env=env)
+    if expect is not None and len(rec.actions) != len(expect):
+        raise records.RecordError(f"{source}: the agents' game has {len(rec.actions)} moves, the record {len(expect)}")
     if records_dir:
         rec.save(record_path(records_dir, env_id, match))
     return MatchResult(match.deal, match.seats, rec.returns, len(rec.actions))
@@ -98,68 +129,179 @@ def record_path(records_dir: str | Path, env_id: str, match: Match) -> Path:
 
 
 def recorded_result(path: Path, env_id: str, config: dict, specs: tuple[str, ...], match: Match,
-                    seed: int) -> MatchResult:
+                    seed: int) -> tuple[MatchResult, records.Record]:
     """The result of a match already played and recorded at ``path`` (``--resume``).
 
     The record must be this match's game (env, config, deal seed and the agent in every
     seat) and must replay exactly (legal moves, same returns and trajectory digest); any
     other file is refused with a RecordError rather than counted."""
     rec = records.load(path)
-    want = dict(env_id=env_id, config=config, seed=deal_seed(seed, match),
+    want = dict(env_id=env_id, config=records.recorded_config(config), seed=deal_seed(seed, match),
                 players=[specs[i] for i in match.seats])
     got = dict(env_id=rec.env_id, config=rec.config, seed=rec.seed, players=rec.players)
     if got != want:
         diff = ", ".join(f"{k} {got[k]!r} (this tournament: {want[k]!r})" for k in want if got[k] != want[k])
         raise records.RecordError(f"{path}: recorded by another tournament: {diff}; "
                                   f"resume into the folder of the same command, or drop --resume")
-    for _ in records.replay(rec):
+    for _ in records.replay(rec, deck=config.get("deck")):
         pass
-    return MatchResult(match.deal, match.seats, rec.returns, len(rec.actions))
+    return MatchResult(match.deal, match.seats, rec.returns, len(rec.actions)), rec
+
+
+MANIFEST, LOCK = "tournament.manifest", ".lock"
+
+
+def records_identity(env_id: str, specs, seed: int, config: dict) -> dict:
+    """What makes a records folder one tournament's (any player count, any number of games)."""
+    return dict(format="baralho-tournament-records", env_id=env_id, agents=list(specs), seed=seed,
+                config=records.recorded_config({k: v for k, v in config.items() if k != "num_players"}))
+
+
+def claim_records(records_dir: str | Path, identity: dict, resume: bool):
+    """Lock ``records_dir`` for this tournament and check it is this tournament's folder;
+    returns the open lock file (held until closed). Refused, with a ValueError: a path that
+    is not a folder, a folder another tournament is writing into, another tournament's
+    folder (its manifest, or records without one), this tournament's folder without
+    ``resume`` (its records would be replaced)."""
+    folder = Path(records_dir)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--records {folder} is a file, not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = open(folder / LOCK, "a+")
+    try:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise ValueError(f"--records {folder}: another tournament is writing into it now; "
+                         f"wait for it or use another folder") from None
+    try:
+        manifest = folder / MANIFEST
+        identity = json.loads(json.dumps(identity))       # as JSON reads it back (tuples are lists)
+        if manifest.exists():
+            try:
+                old = json.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise ValueError(f"{manifest}: unreadable manifest ({err})") from None
+            if old != identity:
+                diff = ", ".join(f"{k} {old.get(k)!r}" for k in identity if old.get(k) != identity[k]) \
+                    if isinstance(old, dict) else "?"
+                raise ValueError(f"--records {folder} belongs to another tournament ({diff}); use another folder")
+            if not resume:
+                raise ValueError(f"--records {folder} holds this tournament's records already: add --resume "
+                                 f"to count them (and play the rest), or use another folder")
+        else:
+            if any(p.suffix == ".json" for p in folder.iterdir()):
+                raise ValueError(f"--records {folder} holds records without a {MANIFEST}, from another "
+                                 f"tournament or an older baralho; use another folder")
+            manifest.write_text(json.dumps(identity, indent=1))
+    except BaseException:
+        lock.close()
+        raise
+    return lock
+
+
+def _watch_parent(parent: int) -> None:
+    """Pool worker initializer: die with the main process. SIGTERM or SIGKILL of the
+    main process otherwise leaves the workers playing (and recording) the queued games.
+    Linux: the kernel sends SIGKILL when the parent dies; elsewhere a thread polls."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:          # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _play(args):
     return play_match(*args)
 
 
+def _verify(args):
+    """Re-play a recorded match with its agents, checking every move is theirs."""
+    *job, path, rec = args
+    return play_match(*job, expect=rec.actions, source=str(path))
+
+
 def run(env_id: str, specs: list[str], games: int, num_players: int, config: dict | None = None,
         seed: int = 0, workers: int | None = None, progress: bool = True,
-        records_dir: str | None = None, resume: bool = False) -> list[MatchResult]:
+        records_dir: str | None = None, resume: bool = False, verify: bool = False,
+        claim: bool = True) -> list[MatchResult]:
     """Play the schedule and return every match's result, sorted by deal and seats.
 
     With ``records_dir`` every game is saved there as it ends; with ``resume`` too, the
     matches already recorded there are read back (checked: same tournament, exact replay)
     instead of played again, so an interrupted tournament goes on where it stopped, and a
     longer one (more ``games``, same seed) plays only the deals the shorter one did not.
-    The result is the one an uninterrupted run gives with the same code."""
+    The result is the one an uninterrupted run gives with the same code. With ``verify``
+    too, every recorded game is played again by its agents (seeded, so deterministic)
+    and refused unless they make exactly the recorded moves: a record rewritten to other
+    legal moves with its digest recomputed replays, but is not what the agents play."""
+    if type(games) is not int or games < 1:
+        raise ValueError(f"games={games!r}: a tournament plays at least 1 game")
     config = dict(config or {}, num_players=num_players)
     baralho.make(env_id, **config)          # a bad config fails here, not in a worker
     for spec in specs:
         make_agent(spec, env_id, config=config)
     if resume and not records_dir:
         raise ValueError("resume needs records_dir: the folder the interrupted tournament recorded into")
-    if records_dir:
-        Path(records_dir).mkdir(parents=True, exist_ok=True)
-    results: list[MatchResult] = []
-    jobs = []
-    for m in schedule(len(specs), num_players, games):
-        path = record_path(records_dir, env_id, m) if resume else None
-        if path is not None and path.exists():
-            results.append(recorded_result(path, env_id, config, tuple(specs), m, seed))
-        else:
-            jobs.append((env_id, config, tuple(specs), m, seed, records_dir))
+    if verify and not resume:
+        raise ValueError("verify checks recorded games: it needs resume (and records_dir)")
+    if verify:
+        timed = [s for s in specs if getattr(make_agent(s, env_id, config=config), "seconds", None) is not None]
+        if timed:
+            raise ValueError(f"verify re-plays the agents, but {timed} search for a time, not a number of "
+                             f"simulations, so their moves depend on the machine's speed")
+    lock = None
+    if records_dir and claim:       # main() claims once for all its player counts and passes claim=False
+        lock = claim_records(records_dir, records_identity(env_id, specs, seed, config), resume)
+    try:
+        results: list[MatchResult] = []
+        jobs, checks = [], []
+        for m in schedule(len(specs), num_players, games):
+            path = record_path(records_dir, env_id, m) if resume else None
+            if path is not None and path.exists():
+                result, rec = recorded_result(path, env_id, config, tuple(specs), m, seed)
+                if verify:
+                    checks.append((env_id, config, tuple(specs), m, seed, None, path, rec))
+                else:
+                    results.append(result)
+            else:
+                jobs.append((env_id, config, tuple(specs), m, seed, records_dir))
+        results += _map(_verify, checks, workers, progress, f"{env_id} · {num_players} players · verify")
+        results += _map(_play, jobs, workers, progress, f"{env_id} · {num_players} players")
+    finally:
+        if lock is not None:
+            lock.close()
+    return sorted(results, key=lambda r: (r.deal, r.seats))
+
+
+def _map(fn, jobs: list, workers: int | None, progress: bool, label: str) -> list:
+    """fn over jobs, in order: in this process (1 worker) or a pool whose workers die with it."""
+    if not jobs:
+        return []
     workers = workers or min(os.cpu_count() or 1, 2)
-    bar = _progress(progress, len(jobs), f"{env_id} · {num_players} players")
-    with bar as (advance):
+    out = []
+    with _progress(progress, len(jobs), label) as advance:
         if workers == 1:
             for job in jobs:
-                results.append(_play(job))
+                out.append(fn(job))
                 advance()
         else:
-            with ProcessPoolExecutor(workers) as pool:
-                for r in pool.map(_play, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
-                    results.append(r)
+            with ProcessPoolExecutor(workers, initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
+                for r in pool.map(fn, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
+                    out.append(r)
                     advance()
-    return sorted(results, key=lambda r: (r.deal, r.seats))
+    return out
 
 
 class _progress:
@@ -276,13 +418,34 @@ def heatmap(summary: dict, specs: list[str], path: Path, title: str) -> None:
 
 
 def parse_players(text: str) -> list[int]:
-    if ".." in text:
-        lo, hi = text.split("..")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(x) for x in text.split(",")]
+    """``2``, ``2,3`` or ``2..4``; an empty range or a non-number is a ValueError."""
+    try:
+        if ".." in text:
+            lo, hi = text.split("..")
+            counts = list(range(int(lo), int(hi) + 1))
+        else:
+            counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--players {text!r}: use a count (2), a list (2,3) or a range (2..4)") from None
+    if not counts:
+        raise ValueError(f"--players {text!r} is an empty range: no player count to play")
+    return counts
 
 
 def main(args) -> int:
+    counts = parse_players(args.players)
+    if args.games < 1:
+        raise ValueError(f"--games {args.games}: a tournament plays at least 1 game")
+    lock = claim_records(args.records, records_identity(args.env_id, args.agents, args.seed, args.config),
+                         args.resume) if args.records else None
+    try:
+        return _main(args, counts)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def _main(args, counts: list[int]) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     report = {"env_id": args.env_id, "agents": args.agents, "seed": args.seed, "config": args.config,
@@ -291,13 +454,12 @@ def main(args) -> int:
     command = (f"baralho tournament {args.env_id} --agents {' '.join(args.agents)} --games {args.games} "
                f"--players {args.players} --seed {args.seed}" + (f" --config {cfg}" if cfg else ""))
     md = [f"# Tournament: {args.env_id}", "", f"`{command}`", ""]
-    counts = parse_players(args.players)
     # the player counts in the name: ladders of one env at other counts, in the same folder, stay
     stem = args.env_id + "".join(f"_{n}p" for n in counts)
     for n in counts:
         results = run(args.env_id, args.agents, args.games, n, args.config, args.seed, args.workers,
                       progress=not args.quiet, records_dir=args.records,
-                      resume=args.resume)
+                      resume=args.resume, verify=getattr(args, "verify", False), claim=False)
         summary = summarize(results, args.agents)
         report["by_players"][n] = dict(summary, results=[asdict(r) for r in results])
         md += [markdown(args.env_id, n, summary, args.agents), "",

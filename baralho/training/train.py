@@ -14,13 +14,23 @@
    random and against the heuristic (win rates logged to TensorBoard and kept
    for the learning curve); MaskableEvalCallback keeps the best model against
    the heuristic; CheckpointCallback saves checkpoints.
-4. The final model, ``curve.json`` and ``curve.png`` go to ``--out``.
+4. The final policy (``final.json`` + ``final.npz``, weights only: what ``ppo:`` loads;
+   ``final.zip`` beside it is SB3's own, pickle-bearing, never loaded by baralho),
+   ``curve.json`` and ``curve.png`` go to ``--out``.
+
+``--out`` belongs to one run: ``run.json`` (its manifest) names the run, env and config,
+and every snapshot's card names its run. Another run's folder (or a folder with files
+but no manifest) is refused unless ``--overwrite`` (which clears it) or, for the same
+run, ``--resume`` (which starts from its latest policy and keeps its pool). Only this
+run's snapshots, for this env and config, join the pool.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -59,6 +69,8 @@ class TrainConfig:
     max_minutes: float | None = None   # wall-clock budget: learning stops there (issue 7: runs of at most 1 h)
     out: str = "runs/train"
     progress_bar: bool = True
+    overwrite: bool = False            # clear another run's --out folder instead of refusing it
+    resume: bool = False               # continue the run recorded in --out (same env and config)
 
 
 # Per-game defaults (CLI flags override); documented in README. "fine_tuning" replaces
@@ -107,6 +119,62 @@ def check(cfg: TrainConfig) -> None:
                          f"{cfg.learning_rate}, {cfg.ent_coef}")
 
 
+MANIFEST = "run.json"
+RUN_FILES = ("pool", "best", "checkpoints", "eval", "tb", "final.json", "final.npz", "final.zip",
+             "curve.json", "curve.png", MANIFEST)
+
+
+def claim_out(cfg: TrainConfig) -> dict:
+    """The manifest of the run in ``cfg.out``: a new one for an empty folder (or with
+    ``overwrite``, after clearing the folder's run files), the existing one with ``resume``
+    when it is this env and config; anything else is refused before training starts."""
+    out = Path(cfg.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    path = out / MANIFEST
+    try:
+        old = json.loads(path.read_text()) if path.exists() else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path}: unreadable run manifest ({err}); pass --overwrite to start afresh") from None
+    if cfg.resume:
+        if not isinstance(old, dict) or "run_id" not in old:
+            raise ValueError(f"--resume: {out} holds no run to continue (no {MANIFEST})")
+        if (old.get("env_id"), old.get("env_config")) != (cfg.env_id, cfg.env_config):
+            raise ValueError(f"--resume: {out} is a run of {old.get('env_id')} {old.get('env_config')}, "
+                             f"not {cfg.env_id} {cfg.env_config}")
+        return old
+    used = [p.name for p in out.iterdir() if p.name in RUN_FILES] if out.is_dir() else []
+    if used and not cfg.overwrite:
+        what = (f"run {old.get('run_id')} of {old.get('env_id')} {old.get('env_config')}"
+                if isinstance(old, dict) else f"files of another run ({', '.join(sorted(used))})")
+        raise ValueError(f"--out {out} already holds {what}: pass --resume to continue it, --overwrite to "
+                         f"replace it, or another --out")
+    for name in used:                                   # --overwrite: the old run's files only
+        target = out / name
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    manifest = dict(format="baralho-train-run", run_id=uuid.uuid4().hex, env_id=cfg.env_id,
+                    env_config=cfg.env_config, seed=cfg.seed, started=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
+def pool_snapshots(out: Path, run_id: str, env_id: str, env_config: dict) -> list[Path]:
+    """This run's snapshot cards in ``out/pool``, oldest first: a card of another run,
+    env or config (a stale folder, a copied file) is left out, however it is named."""
+    from baralho.agents.policy import PolicyError, read_card
+
+    keep = []
+    for path in sorted((out / "pool").glob("snapshot_*.json")):
+        try:
+            card = read_card(path)
+        except PolicyError:
+            continue
+        if card.get("run_id") == run_id and card["env_id"] == env_id and card["config"] == env_config:
+            keep.append(path)
+    return keep
+
+
 def win_rate(model, env_id: str, opponent: str, games: int, seed: int, config: dict) -> float:
     """The policy (deterministic, masked) against ``opponent`` in every other seat."""
     env = SingleAgentEnv(env_id, opponents=[opponent], **config)
@@ -117,8 +185,7 @@ def win_rate(model, env_id: str, opponent: str, games: int, seed: int, config: d
         while not done:
             action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
             obs, _, done, _, _ = env.step(int(action))
-        game, state = env.game, env.aec.unwrapped.game_state
-        wins += is_win(game.returns(state).tolist(), info["seat"])
+        wins += is_win(env.aec.unwrapped.returns().tolist(), info["seat"])
     return wins / games
 
 
@@ -136,8 +203,10 @@ def train(cfg: TrainConfig) -> Path:
     check(cfg)
     start = time.perf_counter()                          # --max-minutes counts from here, warm start included
     out = Path(cfg.out)
-    (out / "pool").mkdir(parents=True, exist_ok=True)
     baralho.make(cfg.env_id, **cfg.env_config)          # fail fast on a bad config
+    run_id = claim_out(cfg)["run_id"]
+    (out / "pool").mkdir(parents=True, exist_ok=True)
+    from baralho.agents.policy import load_policy, save_policy
 
     # 1. envs --------------------------------------------------------------------
     def make_env():
@@ -155,11 +224,19 @@ def train(cfg: TrainConfig) -> Path:
                         ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
                         policy_kwargs=dict(net_arch=list(cfg.net_arch)), seed=cfg.seed,
                         tensorboard_log=str(out / "tb"), device="cpu", verbose=0)
+    pool = pool_snapshots(out, run_id, cfg.env_id, cfg.env_config)
+    if cfg.resume:      # start from this run's latest policy; its snapshots stay in the pool
+        latest = out / "final.json" if (out / "final.json").exists() else (pool[-1] if pool else None)
+        if latest is not None:
+            model.policy.load_state_dict(load_policy(latest, cfg.env_id, cfg.env_config)[0].state_dict())
+        if pool:
+            venv.env_method("set_snapshots", [str(p) for p in pool[-cfg.pool_size:]], cfg.self_play_weight)
+    snapshots = [len(pool)]     # snapshots numbered on from the run's last one
 
     # 3. warm start: imitate the heuristic, then PPO fine-tunes ---------------------------
     curve: list[dict] = []
     warm = None
-    if cfg.warm_start:
+    if cfg.warm_start and not cfg.resume:           # a resumed run starts from its own policy
         warm = warm_start(model, make_env, cfg.warm_start, cfg.warm_start_steps, cfg.warm_start_epochs,
                           seed=cfg.seed + 20_000, progress=cfg.progress_bar,
                           log=print if cfg.progress_bar else lambda line: None)
@@ -177,10 +254,10 @@ def train(cfg: TrainConfig) -> Path:
             if cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes:
                 return False                        # SB3 stops learn() when a callback returns False
             if cfg.snapshot_every and t % cfg.snapshot_every < cfg.n_envs:
-                k = t // cfg.snapshot_every
-                path = out / "pool" / f"snapshot_{k:04d}.zip"
-                self.model.save(path)
-                pool = sorted((out / "pool").glob("snapshot_*.zip"))[-cfg.pool_size:]
+                snapshots[0] += 1
+                save_policy(self.model.policy, out / "pool" / f"snapshot_{snapshots[0]:04d}", cfg.env_id,
+                            cfg.env_config, run_id=run_id, timesteps=t)
+                pool = pool_snapshots(out, run_id, cfg.env_id, cfg.env_config)[-cfg.pool_size:]
                 self.training_env.env_method("set_snapshots", [str(p) for p in pool], cfg.self_play_weight)
             if cfg.eval_every and t % cfg.eval_every < cfg.n_envs:
                 point = dict(timesteps=t, seconds=time.perf_counter() - start)
@@ -210,7 +287,13 @@ def train(cfg: TrainConfig) -> Path:
         final[f"vs_{opp}"] = win_rate(model, cfg.env_id, opp, cfg.eval_games, seed=cfg.seed + 90_000,
                                       config=cfg.env_config)
     curve.append(final)
-    model.save(out / "final.zip")
+    model.save(out / "final.zip")        # SB3's own (pickles): for SB3 users; baralho loads final.json
+    save_policy(model.policy, out / "final", cfg.env_id, cfg.env_config, run_id=run_id,
+                timesteps=model.num_timesteps)
+    if (out / "best" / "best_model.zip").exists():     # the eval callback's, in the loadable format too
+        from baralho.zoo import export
+
+        export(out / "best" / "best_model.zip", out / "best" / "best_model", cfg.env_id, cfg.env_config)
     venv.close()
     (out / "curve.json").write_text(json.dumps(dict(
         config=asdict(cfg), curve=curve, warm_start=warm,
@@ -253,13 +336,14 @@ def summary_table(curve: list[dict]) -> str:
 
 def main(args) -> int:
     flags = ("timesteps", "seed", "n_envs", "vec", "eval_every", "eval_games", "snapshot_every", "out",
-             "max_minutes", "warm_start_steps", "warm_start_epochs", "learning_rate", "ent_coef", "clip_range")
+             "max_minutes", "warm_start_steps", "warm_start_epochs", "learning_rate", "ent_coef", "clip_range",
+             "overwrite", "resume")
     cfg = config_for(args.env_id, getattr(args, "warm_start", None),
                      **{key: getattr(args, key, None) for key in flags},
                      env_config=args.config, progress_bar=not args.quiet)
     out = train(cfg)
     curve = json.loads((out / "curve.json").read_text())["curve"]
     print(f"\n{args.env_id}: {curve[-1]['timesteps']} timesteps in {curve[-1]['seconds']:.0f} s; final policy "
-          f"{out / 'final.zip'}\n")
+          f"{out / 'final.json'}\n")
     print(summary_table(curve))
     return 0

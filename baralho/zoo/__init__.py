@@ -1,8 +1,10 @@
-"""The model zoo: one trained MaskablePPO policy per game, shipped in the package.
+"""The model zoo: one trained policy per game, shipped in the package.
 
-``baralho/zoo/<env_id>.zip`` is the policy and ``<env_id>.md`` its model card
-(command, timesteps, wall time, win rates). Load one with the agent spec
-``ppo`` (the zoo model of the env) or ``ppo:<env_id>``.
+``baralho/zoo/<env_id>.json`` is the policy's card (env, config, architecture) and
+``<env_id>.npz`` its weights, in the weights-only format of baralho/agents/policy.py
+(nothing in either file is code); ``<env_id>.md`` is its model card (command,
+timesteps, wall time, win rates). Load one with the agent spec ``ppo`` (the zoo
+model of the env) or ``ppo:<env_id>``.
 
 ``v0/`` keeps the model cards of the v0 policies for the record. Their weights
 are not shipped: they were trained on v0 observations, which v1 changed, so no
@@ -17,22 +19,32 @@ ZOO = Path(__file__).parent
 
 
 def zoo_path(env_id: str) -> Path | None:
-    path = ZOO / f"{env_id}.zip"
+    path = ZOO / f"{env_id}.json"
     return path if path.exists() else None
 
 
 def available() -> list[str]:
-    return sorted(p.stem for p in ZOO.glob("*.zip"))
+    return sorted(p.stem for p in ZOO.glob("*.json"))
 
 
-def export(model: str | Path, out: str | Path) -> Path:
-    """Save a MaskablePPO zip for shipping: the same policy without Adam's moment estimates
-    (two extra copies of every weight), so it loads and acts identically at a third of the size.
-    Needs the ``train`` extra."""
-    from sb3_contrib import MaskablePPO
+def export(model: str | Path, out: str | Path, env_id: str | None = None, config: dict | None = None) -> Path:
+    """Write the policy of ``model`` as ``out``.json + ``out``.npz (weights only, float32, no
+    optimizer state) for shipping or for ``ppo:``; returns the card's path.
 
-    loaded = MaskablePPO.load(str(model), device="cpu")
-    loaded.policy.optimizer.state.clear()      # keep param_groups: load() still finds an optimizer
-    out = Path(out)
-    loaded.save(out)
-    return out.with_suffix(".zip")
+    ``model`` is a policy card (NAME.json: checked and copied) or an SB3 zip made by
+    MaskablePPO.save: of a zip only ``policy.pth`` is read, with torch's weights-only
+    unpickler, never the pickled ``data``, so ``env_id`` (and ``config`` when not the
+    defaults) must be given, and the activation is SB3's default (tanh). Needs the
+    ``train`` extra."""
+    from baralho.agents import policy as P
+
+    if Path(model).suffix != ".zip":
+        policy, card = P.load_policy(model, env_id, config)
+        return P.save_policy(policy, out, card["env_id"], card["config"])
+    if env_id is None:
+        raise P.PolicyError(f"{model}: an SB3 zip names its env only in pickled fields, which are not read; "
+                            f"pass env_id (and config)")
+    state = P.weights_from_sb3_zip(model)
+    policy = P.build_policy(env_id, config or {}, P.net_arch_of({k: v.shape for k, v in state.items()}))
+    P.load_weights(policy, state)
+    return P.save_policy(policy, out, env_id, config or {})

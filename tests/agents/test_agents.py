@@ -40,6 +40,14 @@ def test_bad_agent_specs_are_refused(spec):
         make_agent(spec, "rodizio_v1")
 
 
+@pytest.mark.parametrize("spec", ["ismcts:nans", "ismcts:infs", "ismcts:-infs", "ismcts:0s", "ismcts:-1s",
+                                  "ismcts:-3", "ismcts:0.5"])
+def test_ismcts_budgets_that_search_nothing_or_forever_are_refused(spec):
+    # nan/inf seconds hung on the first move; 0s and -1s searched nothing
+    with pytest.raises(ValueError, match="budget"):
+        make_agent(spec, "rodizio_v1")
+
+
 def test_every_env_has_a_heuristic_that_reads_only_the_observation():
     for env_id in baralho.ENV_IDS:
         env = baralho.make(env_id)
@@ -178,13 +186,24 @@ def test_a_resumed_tournament_plays_only_what_is_missing_and_matches_a_whole_run
         sorted([(whole[4].deal, whole[4].seats)] + [(r.deal, r.seats) for r in whole[12:]])
     assert lost.exists() and len(list(tmp_path.glob("*.json"))) == 18
 
-    # records of another tournament, an edited record, and resume without a folder are refused
-    with pytest.raises(records.RecordError, match="another tournament: seed"):
+    # another tournament's resume into the folder, a record of another tournament copied in,
+    # an edited record, and resume without a folder are refused
+    with pytest.raises(ValueError, match=r"belongs to another tournament \(seed 3\)"):
         T.run("rodizio_v1", specs, games=6, num_players=2, seed=4, workers=1, progress=False,
               records_dir=str(tmp_path), resume=True)
-    with pytest.raises(records.RecordError, match="players"):
+    with pytest.raises(ValueError, match="belongs to another tournament .agents"):
         T.run("rodizio_v1", ["random", "heuristic", "ismcts:9:h"], games=6, num_players=2, seed=3,
               workers=1, progress=False, records_dir=str(tmp_path), resume=True)
+    T.run("rodizio_v1", specs, games=6, num_players=2, seed=4, workers=1, progress=False,
+          records_dir=str(tmp_path / "other"))
+    other = T.record_path(tmp_path / "other", "rodizio_v1", whole[1])
+    kept = T.record_path(tmp_path, "rodizio_v1", whole[1])
+    original = kept.read_bytes()
+    kept.write_bytes(other.read_bytes())
+    with pytest.raises(records.RecordError, match="another tournament: seed"):
+        T.run("rodizio_v1", specs, games=6, num_players=2, seed=3, workers=1, progress=False,
+              records_dir=str(tmp_path), resume=True)
+    kept.write_bytes(original)
     edited = T.record_path(tmp_path, "rodizio_v1", whole[0])
     data = json.loads(edited.read_text())
     data["returns"] = [-x for x in data["returns"]]
@@ -225,7 +244,7 @@ def test_a_game_without_a_zoo_model_is_refused_clearly():
         make_agent("ppo", "chuche_v1")
 
 
-def test_zoo_export_drops_the_optimizer_state_and_keeps_the_policy(tmp_path):
+def test_zoo_export_writes_the_same_policy_as_weights_only(tmp_path):
     import gymnasium
     from sb3_contrib import MaskablePPO
 
@@ -233,18 +252,23 @@ def test_zoo_export_drops_the_optimizer_state_and_keeps_the_policy(tmp_path):
 
     src = tmp_path / "trained.zip"
     MaskablePPO("MlpPolicy", gymnasium.make(baralho.gym_id("rodizio_v1")), n_steps=64, batch_size=32,
-                device="cpu").learn(64).save(src)
-    out = export(src, tmp_path / "small")
-    a, b = MaskablePPO.load(src, device="cpu"), MaskablePPO.load(out, device="cpu")
-    assert not b.policy.optimizer.state
+                policy_kwargs=dict(net_arch=[32, 16]), device="cpu").learn(64).save(src)
+    card = export(src, tmp_path / "small", "rodizio_v1")
+    assert card.name == "small.json" and (tmp_path / "small.npz").exists()
+    a = MaskablePPO.load(src, device="cpu")     # our own file, made just above
+    b = make_agent(f"ppo:{card}", "rodizio_v1").policy
+    assert json.loads(card.read_text())["net_arch"] == {"pi": [32, 16], "vf": [32, 16]}
     env = baralho.make("rodizio_v1")
     env.reset(seed=2)
     obs = env.observe(env.agent_selection)
-    dist = [m.policy.get_distribution(m.policy.obs_to_tensor(obs["observation"])[0],
-                                      action_masks=obs["action_mask"].astype(bool)).distribution.probs
-            for m in (a, b)]
+    dist = [p.get_distribution(p.obs_to_tensor(obs["observation"])[0],
+                               action_masks=obs["action_mask"].astype(bool)).distribution.probs
+            for p in (a.policy, b)]
     assert (dist[0] == dist[1]).all()
-    assert out.stat().st_size <= src.stat().st_size
+    assert (tmp_path / "small.npz").stat().st_size < src.stat().st_size
+    # a card re-exported is the same policy again
+    again = make_agent(f"ppo:{export(card, tmp_path / 'again')}", "rodizio_v1").policy
+    assert all((x == y).all() for x, y in zip(b.state_dict().values(), again.state_dict().values()))
 
 
 # ---------------------------------------------------------------- guided ISMCTS (ismcts:N:g)

@@ -119,11 +119,11 @@ def test_tiny_training_run_end_to_end(tmp_path):
                             net_arch=(16,), out=str(tmp_path), progress_bar=False))
     curve = json.loads((out / "curve.json").read_text())["curve"]
     assert len(curve) >= 2 and 0 <= curve[-1]["vs_heuristic"] <= 1
-    assert (out / "final.zip").exists() and (out / "curve.png").stat().st_size > 1000
-    assert list((out / "pool").glob("snapshot_*.zip"))
+    assert (out / "final.json").exists() and (out / "curve.png").stat().st_size > 1000
+    assert list((out / "pool").glob("snapshot_*.json")) and not list((out / "pool").glob("*.zip"))
     from baralho.agents import make_agent
 
-    agent = make_agent(f"ppo:{out / 'final.zip'}", "rodizio_v1")
+    agent = make_agent(f"ppo:{out / 'final.json'}", "rodizio_v1")
     env = baralho.make("rodizio_v1")
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)

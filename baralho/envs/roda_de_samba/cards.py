@@ -40,6 +40,7 @@ BANG_COMPRA, BANG_DESCARTE, BANG_BAIXA, BANG_MALANDRAGEM = range(4)
 REQ_INSTRUMENT, REQ_ANY, REQ_PAIR = range(3)
 
 MAX_NUMBER = 99
+MAX_DECK_BYTES = 1 << 20
 
 # the table: spaces around a roda (space 10 neighbours space 1), open sambistas, cards laid at once
 SPACES = 10
@@ -121,11 +122,15 @@ def load_deck(path: str | Path | None = None) -> Deck:
     path = Path(DEFAULT_DECK if path is None else path)
     where = str(path)
     try:
+        if path.exists() and (not path.is_file() or path.stat().st_size > MAX_DECK_BYTES):   # not /dev/zero
+            raise DeckError(f"deck file {where}: not a regular file of at most {MAX_DECK_BYTES} bytes")
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise DeckError(f"deck file {where}: cannot be read ({e.strerror or e})") from None
     except json.JSONDecodeError as e:
         raise DeckError(f"deck file {where}: not valid JSON ({e})") from None
+    except (UnicodeDecodeError, RecursionError) as e:
+        raise DeckError(f"deck file {where}: not valid JSON ({type(e).__name__})") from None
     return parse_deck(raw, where)
 
 

@@ -1,0 +1,282 @@
+"""Issue 26.2, 26.4, 26.5, 26.8, 26.9 (records and tournaments): nothing recorded is lost or
+replaced, a forged record is caught by re-running the agents, a record never makes replay
+read a path, and bad input gets a clear error, not a traceback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+import baralho
+from baralho.cli import main
+from baralho.training import records
+from baralho.training import tournament as T
+
+SPECS = ["random", "heuristic"]
+
+
+def run(tmp_path, **kw):
+    return T.run("rodizio_v1", kw.pop("specs", SPECS), games=kw.pop("games", 4), num_players=2,
+                 seed=kw.pop("seed", 0), workers=1, progress=False, records_dir=str(tmp_path), **kw)
+
+
+def snapshot(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+# ------------------------------------------------------------------ 26.2: one tournament per folder
+
+def test_a_second_tournament_cannot_replace_the_first_ones_records(tmp_path):
+    first = run(tmp_path)
+    before = snapshot(tmp_path)
+    with pytest.raises(ValueError, match=r"belongs to another tournament \(seed 0\)"):
+        run(tmp_path, seed=1)
+    with pytest.raises(ValueError, match="belongs to another tournament .agents"):
+        run(tmp_path, specs=["heuristic", "random"])
+    with pytest.raises(ValueError, match="holds this tournament's records already: add --resume"):
+        run(tmp_path)
+    assert snapshot(tmp_path) == before
+    assert [r.returns for r in run(tmp_path, resume=True)] == [r.returns for r in first]
+
+
+def test_records_from_before_manifests_are_not_overwritten(tmp_path):
+    run(tmp_path)
+    (tmp_path / T.MANIFEST).unlink()
+    with pytest.raises(ValueError, match="records without a"):
+        run(tmp_path)
+
+
+def test_the_cli_refuses_another_tournament_into_a_records_folder(tmp_path, capsys):
+    args = ["tournament", "rodizio_v1", "--agents", "random", "heuristic", "--games", "2", "--quiet",
+            "--workers", "1", "--out", str(tmp_path / "out"), "--records", str(tmp_path / "rec")]
+    assert main(args) == 0
+    assert main(args + ["--seed", "5"]) == 2
+    assert "belongs to another tournament" in capsys.readouterr().err
+    assert main(args + ["--resume"]) == 0
+
+
+# ------------------------------------------------------------------ 26.5: concurrent writers
+
+def test_a_folder_in_use_by_another_tournament_is_refused(tmp_path):
+    lock = T.claim_records(tmp_path, T.records_identity("rodizio_v1", SPECS, 0, {}), resume=False)
+    try:
+        with pytest.raises(ValueError, match="another tournament is writing into it"):
+            run(tmp_path, resume=True)
+    finally:
+        lock.close()
+    run(tmp_path, resume=True)       # released: the same tournament goes on
+
+
+def test_a_record_save_never_touches_another_writers_temporary_file(tmp_path):
+    rec = records.play_and_record("rodizio_v1", {}, 0, lambda env, a, obs: int(np.flatnonzero(obs["action_mask"])[0]))
+    path = tmp_path / "r.json"
+    other = tmp_path / "r.json.part"          # the name every writer used to share
+    other.write_text("another writer's game, half written")
+    rec.save(path)
+    assert other.read_text() == "another writer's game, half written"
+    assert records.load(path) == rec and not list(tmp_path.glob(".r.json.*"))
+
+
+# ------------------------------------------------------------------ 26.4: forged records
+
+def forge(tmp_path, match: T.Match, seed: int = 0):
+    """Rewrite a recorded game to other legal moves, digest and returns recomputed."""
+    path = T.record_path(tmp_path, "rodizio_v1", match)
+    honest = records.load(path)
+    rng = np.random.default_rng(99)
+    forged = records.play_and_record("rodizio_v1", honest.config, honest.seed,
+                                     lambda env, a, obs: int(rng.choice(np.flatnonzero(obs["action_mask"]))),
+                                     players=honest.players)
+    assert forged.actions != honest.actions
+    forged.save(path)
+    return forged
+
+
+def test_a_forged_record_replays_but_verify_refuses_it(tmp_path):
+    specs = ["heuristic", "ismcts:4"]
+    honest = run(tmp_path, specs=specs)
+    match = T.Match(honest[0].deal, honest[0].seats)
+    forge(tmp_path, match)
+    for _ in records.replay(records.load(T.record_path(tmp_path, "rodizio_v1", match))):
+        pass                                            # the digest is a checksum: it replays
+    run(tmp_path, specs=specs, resume=True)             # and plain --resume counts it (README says so)
+    with pytest.raises(records.RecordError, match="not the agents' moves"):
+        run(tmp_path, specs=specs, resume=True, verify=True)
+    # the honest folder verifies, and gives the results of a whole run
+    shutil.rmtree(tmp_path)
+    run(tmp_path, specs=specs)
+    assert [r.returns for r in run(tmp_path, specs=specs, resume=True, verify=True)] == [r.returns for r in honest]
+
+
+def test_verify_refuses_agents_whose_moves_depend_on_time(tmp_path):
+    run(tmp_path, specs=["random", "ismcts:0.01s"], games=2)
+    with pytest.raises(ValueError, match="time"):
+        run(tmp_path, specs=["random", "ismcts:0.01s"], games=2, resume=True, verify=True)
+    with pytest.raises(ValueError, match="needs resume"):
+        run(tmp_path, specs=["random", "ismcts:0.01s"], games=2, verify=True)
+
+
+# ------------------------------------------------------------------ 26.8: decks by hash, never a path
+
+def deck_record(tmp_path):
+    from baralho.envs.roda_de_samba.cards import DEFAULT_DECK
+
+    deck = tmp_path / "my_deck.json"
+    shutil.copy(DEFAULT_DECK, deck)
+    rng = np.random.default_rng(0)
+    rec = records.play_and_record("roda_de_samba_v1", {"deck": str(deck)}, 3,
+                                  lambda env, a, obs: int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return rec.save(tmp_path / "game.json"), rec, deck
+
+
+def test_a_custom_deck_is_recorded_by_hash_and_read_only_from_a_named_file(tmp_path):
+    path, rec, deck = deck_record(tmp_path)
+    assert rec.config["deck"] == records.deck_digest(deck) and str(tmp_path) not in path.read_text()
+    with pytest.raises(records.RecordError, match="name its file with --deck"):
+        list(records.replay(records.load(path)))
+    assert len(list(records.replay(records.load(path), deck=deck))) == len(rec.actions) + 1
+    assert main(["replay", str(path), "--deck", str(deck)]) == 0
+    other = tmp_path / "other.json"
+    other.write_text(deck.read_text().replace("corda", "cordas", 1))
+    with pytest.raises(records.RecordError, match="not the record's deck"):
+        list(records.replay(records.load(path), deck=other))
+
+
+@pytest.mark.parametrize("deck", ["/dev/zero", "/etc/passwd", "/no/such/file"])
+def test_a_record_naming_a_deck_path_is_refused_without_reading_it(tmp_path, deck):
+    path, rec, _ = deck_record(tmp_path)
+    data = json.loads(path.read_text())
+    data["config"]["deck"] = deck
+    path.write_text(json.dumps(data))
+    with pytest.raises(records.RecordError) as err:
+        list(records.replay(records.load(path)))
+    # the same words whether the path exists or not: a record cannot probe the file system
+    assert str(err.value) == (f"the record's config names its deck as {deck!r}, not by content hash "
+                              f"(sha256:...); a record never makes replay read a path")
+
+
+# ------------------------------------------------------------------ 26.9: clear errors
+
+def _saved(tmp_path):
+    rng = np.random.default_rng(0)
+    rec = records.play_and_record("rodizio_v1", {}, 1,
+                                  lambda env, a, obs: int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return rec.save(tmp_path / "r.json")
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda d: d.__setitem__("seed", "2"), "'2' is not an integer"),
+    (lambda d: d.__setitem__("seed", 2.0), "2.0 is not an integer"),
+    (lambda d: d["actions"].__setitem__(0, 2.9), "2.9 is not an integer"),
+    (lambda d: d["actions"].__setitem__(0, True), "True is not an integer"),
+    (lambda d: d["actions"].__setitem__(0, "1"), "'1' is not an integer"),
+    (lambda d: d.__setitem__("returns", ["1", 0]), "not a finite number"),
+    (lambda d: d.__setitem__("actions", {"0": 1}), "is not a list"),
+    (lambda d: d["config"].__setitem__("render_mode", "human"), "display options"),
+    (lambda d: d.__setitem__("config", [1]), "config must be an object"),
+])
+def test_malformed_record_fields_are_refused_not_converted(tmp_path, edit, match):
+    path = _saved(tmp_path)
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(records.RecordError, match=match):
+        records.load(path)
+
+
+@pytest.mark.parametrize("content", [b'{"format": "baralho-record", "x": "\xff\xfe"}', b"[" * 100_000 + b"]" * 100_000])
+def test_undecodable_or_deeply_nested_record_files_are_refused(tmp_path, content):
+    path = tmp_path / "r.json"
+    path.write_bytes(content)
+    with pytest.raises(records.RecordError, match="not a readable JSON game record"):
+        records.load(path)
+    assert main(["replay", str(path)]) == 2
+
+
+def test_a_record_path_that_is_not_a_file_is_refused(tmp_path):
+    with pytest.raises(records.RecordError, match="not a regular file"):
+        records.load("/dev/zero")
+    with pytest.raises(records.RecordError, match="not a regular file"):
+        records.load(tmp_path)
+
+
+@pytest.mark.parametrize("argv", [
+    ["tournament", "rodizio_v1", "--agents", "random", "--games", "0"],
+    ["tournament", "rodizio_v1", "--agents", "random", "--games", "-5"],
+    ["evaluate", "x.json", "rodizio_v1", "--games", "0"],
+    ["replay", "r.json", "--every", "0"],
+])
+def test_counts_below_one_are_usage_errors(argv, capsys):
+    with pytest.raises(SystemExit) as err:
+        main(argv)
+    assert err.value.code == 2 and "must be above 0" in capsys.readouterr().err
+
+
+def test_empty_player_ranges_and_records_on_a_file_are_refused(tmp_path, capsys):
+    out = tmp_path / "out"
+    base = ["tournament", "rodizio_v1", "--agents", "random", "heuristic", "--games", "2", "--quiet",
+            "--workers", "1", "--out", str(out)]
+    assert main(base + ["--players", "3..2"]) == 2
+    assert "empty range" in capsys.readouterr().err and not out.exists()
+    (tmp_path / "file").write_text("x")
+    assert main(base + ["--records", str(tmp_path / "file")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="at least 1 game"):
+        T.run("rodizio_v1", SPECS, games=0, num_players=2, workers=1, progress=False)
+    with pytest.raises(ValueError, match="every=0"):
+        records.to_images(records.load(_saved(tmp_path)), tmp_path / "x.gif", every=0)
+
+
+@pytest.mark.parametrize("reward", [float("nan"), float("inf"), -float("inf")])
+def test_illegal_reward_must_be_finite(reward):
+    with pytest.raises(ValueError, match="must be a finite number"):
+        baralho.make("rodizio_v1", illegal_action="penalize", illegal_reward=reward)
+
+
+def test_adapter_misuse_gets_errors_that_say_what_to_do():
+    env = baralho.make("rodizio_v1")
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before last\(\)"):
+        env.last()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"no agent 'player_9'; the agents are \['player_0', 'player_1'\]"):
+        env.observe("player_9")
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.agents == []
+    with pytest.raises(RuntimeError, match=r"every agent has been removed; call reset\(\)"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match=r"every agent has been removed; call reset\(\)"):
+        env.last()
+
+
+def test_a_penalized_illegal_move_scores_as_a_loss_in_records_and_win_rates(tmp_path):
+    config = {"illegal_action": "penalize", "illegal_reward": -3.0}
+    moves = []
+
+    def choose(env, agent, obs):       # the third move is an illegal one, by player whoever moves
+        action = int(np.flatnonzero(obs["action_mask"] == (0 if len(moves) == 2 else 1))[0])
+        moves.append((agent, action))
+        return action
+
+    rec = records.play_and_record("rodizio_v1", config, 0, choose)
+    offender = int(moves[2][0].split("_")[1])
+    assert len(rec.actions) == 3
+    assert rec.returns[offender] == -3.0 and rec.returns[1 - offender] == 0.0      # not a 0-0 draw
+    assert T.is_win(rec.returns, 1 - offender) and not T.is_win(rec.returns, offender)
+    path = rec.save(tmp_path / "p.json")
+    for _ in records.replay(records.load(path)):       # the penalized game replays exactly
+        pass
+
+
+def test_a_deck_option_naming_a_device_or_a_huge_file_is_refused_before_reading(tmp_path):
+    from baralho.core.config import ConfigError
+
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (2 << 20))
+    for path in ("/dev/zero", str(tmp_path), str(big)):
+        with pytest.raises(ConfigError, match="not a regular file of at most"):
+            baralho.make("roda_de_samba_v1", deck=path)
