@@ -25,6 +25,7 @@ from pathlib import Path
 
 import baralho
 from benchmarks import anchors, costs, fuzz, git_head, throughput, training_fps
+from benchmarks import vector as vector_bench
 
 HERE = Path(__file__).parent
 GIN = "OpenSpiel gin_rummy (C++, pyspiel)"
@@ -149,6 +150,36 @@ def main(argv: list[str] | None = None) -> int:
     else:
         md += ["", "OpenSpiel not installed (`pip install \".[bench]\"`): gin rummy skipped."]
     md += ["", "![throughput](throughput.png)", ""]
+
+    # 1b. the batched engines ---------------------------------------------------------
+    print("vector ...", flush=True)
+    import baralho.vector as bv
+
+    md += ["## Batched engines (baralho.vector)", "",
+           f"Random legal play on `baralho.vector.make(env_id, num_envs=B)`, one core (threads=1): the "
+           "actions are drawn in numpy from the returned masks and that draw is counted in the time. "
+           f"Best of {reps} runs of {secs:g} s; × floor = ratio to the adapter floor of the throughput "
+           "section above (same run). The AEC rows of that section run on the compiled engine where a "
+           "game has one (`engine=\"reference\"` rows: the Python engine, same run).", "",
+           "| env | config | " + " | ".join(f"B={b:,}" for b in vector_bench.BATCHES) + " | × floor at 4,096 |",
+           "|---|---|" + "---:|" * (len(vector_bench.BATCHES) + 1)]
+    extra = []
+    for env_id in sorted(bv.COMPILED):
+        cfg = baralho.env_module(env_id).TEST_CONFIGS[0]
+        sps = {b: max(vector_bench.run_vector(env_id, cfg, b, secs, seed=k) for k in range(reps))
+               for b in vector_bench.BATCHES}
+        label = ", ".join(f"{k}={v}" for k, v in cfg.items())
+        md.append(f"| {env_id} | {label} | " + " | ".join(f"{sps[b]:,.0f}" for b in vector_bench.BATCHES)
+                  + f" | {sps[4096] / floor:.1f} |")
+        mem = vector_bench.memory_per_env(env_id, cfg)
+        first, cached = vector_bench.compile_seconds(env_id, cfg)
+        extra.append(f"| {env_id} | {mem['state']} | {mem['obs']} | {mem['total']} | {first:.1f} | {cached:.1f} |")
+    md += ["", "Memory per env in the batch (bytes: the state record; the observation row; everything a "
+           "step holds per env: state, obs, mask, seat, rewards, done) and the JIT compile time (import, "
+           "make, reset and one step in a fresh process: with an empty numba cache, then with the cache "
+           "that run wrote).", "",
+           "| env | state | obs | total per env | first use s | cached s |", "|---|---:|---:|---:|---:|---:|",
+           *extra, ""]
 
     # 2. fuzzing -----------------------------------------------------------------
     print("fuzzing ...", flush=True)

@@ -2,6 +2,8 @@
 
     python -m benchmarks.fuzz --games 100000 --workers 2 --out benchmarks/fuzz_runs
                                                      # per env, spread over its configs
+    python -m benchmarks.fuzz --differential --games 100000 --workers 2 --out benchmarks/fuzz_runs
+                                                     # compiled engines vs their references
 
 The conformance suite runs the same checks on 200 games per config in the
 default test run; this is the long, opt-in version."""
@@ -88,19 +90,60 @@ def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
                 date=time.strftime("%Y-%m-%d"), commit=commit, configs=rows)
 
 
+def _differential_chunk(job: tuple[str, dict, int, int]) -> dict:
+    from baralho.vector.differential import differential
+
+    env_id, config, games, seed = job
+    return differential(env_id, config, games=games, batch=64, seed=seed)
+
+
+def run_differential(env_id: str, games: int, workers: int = 1, chunk: int = 5_000) -> dict:
+    """The differential harness on ``games`` games spread over the env's configs, as :func:`run`."""
+    configs = baralho.env_module(env_id).TEST_CONFIGS
+    per_config = -(-games // len(configs))
+    jobs = [(env_id, cfg, min(chunk, per_config - k * chunk), i * 10_000 + k)
+            for i, cfg in enumerate(configs) for k in range(-(-per_config // chunk))]
+    commit = git_head()
+    start = time.perf_counter()
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_differential_chunk, jobs))
+    else:
+        parts = [_differential_chunk(j) for j in jobs]
+    wall = time.perf_counter() - start
+    rows = []
+    for i, cfg in enumerate(configs):
+        mine = [p for p, j in zip(parts, jobs) if j[3] // 10_000 == i]
+        g = sum(p["games"] for p in mine)
+        rows.append(dict(config=cfg, games=g, steps=sum(p["steps"] for p in mine),
+                         failures=[f for p in mine for f in p["reports"]],
+                         differences=sum(p["differences"] for p in mine),
+                         games_per_s=g / sum(p["seconds"] for p in mine)))
+    return dict(env=f"{env_id} (compiled = reference)", games=sum(r["games"] for r in rows),
+                steps=sum(r["steps"] for r in rows), failures=sum(r["differences"] for r in rows),
+                workers=workers, wall_s=wall, machine=platform.processor() or platform.machine(),
+                python=platform.python_version(), date=time.strftime("%Y-%m-%d"), commit=commit, configs=rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=100_000, help="per env, spread over its configs")
     ap.add_argument("--envs", nargs="*", default=list(baralho.ENV_IDS), choices=baralho.ENV_IDS)
     ap.add_argument("--workers", type=int, default=1, help="processes (chunks of games run in parallel)")
+    ap.add_argument("--differential", action="store_true",
+                    help="play each compiled engine against its reference instead (baralho.vector)")
     ap.add_argument("--out", default=None,
                     help="write <env>.json here (benchmarks/fuzz_runs is embedded in RESULTS.md)")
     args = ap.parse_args(argv)
     if args.games < 1 or args.workers < 1:
         ap.error("--games and --workers must be >= 1")
     bad = 0
+    if args.differential:
+        from baralho.vector import COMPILED
+
+        args.envs = [e for e in args.envs if e in COMPILED]
     for env_id in args.envs:
-        r = run(env_id, args.games, args.workers)
+        r = (run_differential if args.differential else run)(env_id, args.games, args.workers)
         bad += r["failures"]
         for row in r["configs"]:
             print(f"{env_id} {row['config']}: {row['games']} games, {row['steps']} moves, "
@@ -112,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
-            (out / f"{env_id}.json").write_text(json.dumps(r, indent=1) + "\n")
+            name = f"{env_id}_differential" if args.differential else env_id
+            (out / f"{name}.json").write_text(json.dumps(r, indent=1) + "\n")
     return 1 if bad else 0
 
 
