@@ -24,8 +24,7 @@ import numba as nb
 import numpy as np
 
 from baralho.envs.rodizio import cards as C
-from baralho.envs.rodizio.actions import EAT, MAX_STACK, NUM_ACTIONS, SERVE
-from baralho.envs.rodizio.rules import RodizioState as STATE
+from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
 
 NUM_PLATES = C.NUM_PLATES
 PLAQUINHA = C.PLAQUINHA
