@@ -69,7 +69,12 @@ def tournament(args: argparse.Namespace) -> int:
 
 
 def train(args: argparse.Namespace) -> int:
-    from baralho.training import train as t
+    if args.algo == "sb3":
+        from baralho.training import train as t
+        if args.warm_start == "none":
+            args.warm_start = None
+    else:
+        from baralho.training import selfplay as t
 
     args.config = parse_config(args.config)
     return t.main(args)
@@ -147,11 +152,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --resume: play every recorded game again with its agents and refuse a record "
                         "whose moves are not theirs (as slow as playing; needs simulation budgets, not seconds)")
     p.set_defaults(func=tournament)
-    p = sub.add_parser("train", help="MaskablePPO self-play against a pool of baselines and snapshots")
+    p = sub.add_parser("train", help="PPO self-play: batched over baralho.vector (default), or SB3's MaskablePPO")
     p.add_argument("env_id", choices=baralho.ENV_IDS)
-    p.add_argument("--timesteps", type=int, default=None, help="default: per game (training/train.py)")
+    p.add_argument("--algo", choices=["selfplay", "sb3"], default="selfplay",
+                   help="selfplay (default): batched self-play PPO with a league (training/selfplay.py, "
+                        "per-game defaults there); sb3: sb3-contrib's MaskablePPO (training/train.py)")
+    p.add_argument("--engine", choices=["compiled", "reference"], default=None,
+                   help="selfplay: the vector engine (default: compiled where the game has one)")
+    p.add_argument("--timesteps", type=int, default=None,
+                   help="sb3: learner timesteps; selfplay: env decisions (default: per game)")
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--n-envs", dest="n_envs", type=int, default=None, help="parallel envs (default 2)")
+    p.add_argument("--n-envs", dest="n_envs", type=int, default=None,
+                   help="parallel envs (sb3 default 2; selfplay: the batch, per game)")
     p.add_argument("--vec", choices=["subproc", "dummy"], default=None,
                    help="SubprocVecEnv (default) or DummyVecEnv (cheap envs: the policy is the bottleneck)")
     p.add_argument("--eval-every", dest="eval_every", type=int, default=None)
@@ -159,9 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None)
     p.add_argument("--max-minutes", dest="max_minutes", type=float, default=None,
                    help="wall-clock budget: stop learning after this many minutes (then evaluate and save)")
-    p.add_argument("--warm-start", dest="warm_start", choices=["heuristic"], default=None,
-                   help="before PPO, fit the policy to the heuristic's moves (behaviour cloning); PPO then "
-                        "fine-tunes with lr 1e-4, no entropy bonus, clip 0.1, heuristic opponent weighted x3")
+    p.add_argument("--warm-start", dest="warm_start", choices=["heuristic", "none"], default=None,
+                   help="before PPO, fit the policy to the heuristic's moves (behaviour cloning); sb3 then "
+                        "fine-tunes with lr 1e-4, no entropy bonus, clip 0.1, heuristic opponent weighted x3; "
+                        "selfplay: on by default where its table says so, 'none' turns it off")
     p.add_argument("--warm-start-steps", dest="warm_start_steps", type=positive(int), default=None,
                    help="heuristic decisions to imitate (default 100000, ~1 minute)")
     p.add_argument("--warm-start-epochs", dest="warm_start_epochs", type=positive(int), default=None,
@@ -170,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ent-coef", dest="ent_coef", type=float, default=None, help="entropy bonus")
     p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None, help="PPO's clip")
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
-    p.add_argument("--out", default=None, help="output folder (default runs/train)")
+    p.add_argument("--out", default=None, help="output folder (default runs/selfplay, sb3: runs/train)")
     p.add_argument("--overwrite", action="store_true", default=None,
                    help="--out holds another run: clear its files and start a new run there")
     p.add_argument("--resume", action="store_true", default=None,

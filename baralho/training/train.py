@@ -124,10 +124,11 @@ RUN_FILES = ("pool", "best", "checkpoints", "eval", "tb", "final.json", "final.n
              "curve.json", "curve.png", MANIFEST)
 
 
-def claim_out(cfg: TrainConfig) -> dict:
+def claim_out(cfg, run_files: tuple[str, ...] = RUN_FILES, algo: str = "sb3") -> dict:
     """The manifest of the run in ``cfg.out``: a new one for an empty folder (or with
     ``overwrite``, after clearing the folder's run files), the existing one with ``resume``
-    when it is this env and config; anything else is refused before training starts."""
+    when it is this trainer (``algo``: sb3 here, selfplay in training/selfplay.py), env and
+    config; anything else is refused before training starts."""
     out = Path(cfg.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
@@ -142,8 +143,10 @@ def claim_out(cfg: TrainConfig) -> dict:
         if (old.get("env_id"), old.get("env_config")) != (cfg.env_id, cfg.env_config):
             raise ValueError(f"--resume: {out} is a run of {old.get('env_id')} {old.get('env_config')}, "
                              f"not {cfg.env_id} {cfg.env_config}")
+        if old.get("algo", "sb3") != algo:
+            raise ValueError(f"--resume: {out} is a run of --algo {old.get('algo', 'sb3')}, not {algo}")
         return old
-    used = [p.name for p in out.iterdir() if p.name in RUN_FILES] if out.is_dir() else []
+    used = [p.name for p in out.iterdir() if p.name in run_files or p.name in RUN_FILES] if out.is_dir() else []
     if used and not cfg.overwrite:
         what = (f"run {old.get('run_id')} of {old.get('env_id')} {old.get('env_config')}"
                 if isinstance(old, dict) else f"files of another run ({', '.join(sorted(used))})")
@@ -152,7 +155,7 @@ def claim_out(cfg: TrainConfig) -> dict:
     for name in used:                                   # --overwrite: the old run's files only
         target = out / name
         shutil.rmtree(target) if target.is_dir() else target.unlink()
-    manifest = dict(format="baralho-train-run", run_id=uuid.uuid4().hex, env_id=cfg.env_id,
+    manifest = dict(format="baralho-train-run", run_id=uuid.uuid4().hex, algo=algo, env_id=cfg.env_id,
                     env_config=cfg.env_config, seed=cfg.seed, started=time.strftime("%Y-%m-%dT%H:%M:%S"))
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(manifest, indent=1))

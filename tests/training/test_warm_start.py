@@ -164,7 +164,7 @@ def test_cli_passes_the_warm_start_flags(monkeypatch, tmp_path):
         return tmp_path
 
     monkeypatch.setattr(t, "train", fake_train)
-    assert main(["train", "rodizio_v1", "--warm-start", "heuristic", "--warm-start-steps", "5000",
+    assert main(["train", "rodizio_v1", "--algo", "sb3", "--warm-start", "heuristic", "--warm-start-steps", "5000",
                  "--warm-start-epochs", "3", "--ent-coef", "0.001", "--quiet"]) == 0
     cfg = seen["cfg"]
     assert (cfg.warm_start, cfg.warm_start_steps, cfg.warm_start_epochs) == ("heuristic", 5000, 3)

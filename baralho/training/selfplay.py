@@ -1,0 +1,571 @@
+"""Batched self-play PPO over ``baralho.vector``, top to bottom (CleanRL style).
+
+    baralho train rodizio_v1                                  # --algo selfplay is the default
+    baralho train scala40_v1 --max-minutes 60 --seed 0 --out runs/scala40
+    baralho train scala40_v1 --out runs/scala40 --resume      # continue that run
+    tensorboard --logdir runs/scala40/tb
+
+1. **Envs.** ``num_envs`` games in one ``baralho.vector`` batch: the compiled engine where
+   the game has one (``baralho.vector.COMPILED``), else the reference engine's Python loop.
+2. **One network for every seat.** An sb3-contrib ``MaskableActorCriticPolicy`` (so the
+   run's policies are the project's weights-only files, ``ppo:PATH`` in tournaments and
+   evaluate), stepped here by hand: each env step, the learner's decisions of every env go
+   through one forward pass; PPO updates it with its own Adam.
+3. **Opponents.** Each new game of each env draws a role: *self-play* (every seat is the
+   learner, every decision trains), a frozen *league* snapshot (one learner seat at random,
+   the snapshot plays the others: one batched forward pass per snapshot per step), or the
+   *heuristic* (one learner seat, the game's heuristic plays the others). The heuristic is
+   a Python call per decision per env: on a reference-loop game it costs about what the
+   reference step itself costs, on a compiled engine it costs far more than the step, so
+   ``heuristic_share`` is small there. The shares are per-game defaults (table below).
+4. **Per-seat crediting.** A decision's reward is everything its seat receives from that
+   decision until the same seat's next decision in the same game, or until the game ends
+   (the terminal reward included); GAE then runs along each seat's own decision sequence
+   (``SeatBook``). A decision still open when the rollout ends (its seat has not played
+   again, the game is not over) waits for the next rollout instead of being cut.
+5. **PPO**: clipped ratio over the masked distribution, advantages normalised per
+   minibatch, value loss, entropy bonus, gradient clipping.
+6. **League, evaluation, checkpoints.** Every ``snapshot_every`` decisions a frozen copy
+   joins the league (``out/pool``, the newest ``league_size`` play). Every ``eval_every``
+   decisions, and at the end, the policy (deterministic, as ``ppo:`` plays) meets the
+   heuristic on ``eval_games`` deals from every seat (so 2 players: 2 x eval_games games),
+   with a Wilson 95% CI, beside heuristic-vs-heuristic on the same deals (the bar for
+   Rodízio, where a seat can lose to a tie). A checkpoint (policy, optimizer, counters)
+   follows every evaluation; ``--resume`` continues from it.
+7. ``out/final.json`` + ``final.npz`` is the policy; ``out/summary.json`` the run's figures,
+   including its throughput: env decisions and learner decisions per second, whole run.
+
+Per-game defaults (``DEFAULTS``; flags override; starting points chosen from the games'
+sizes, not yet tuned by measured runs):
+
+| env | engine | num_envs | rollout | net | gamma | self / heuristic / league share | warm start |
+|---|---|---:|---:|---|---:|---|---|
+| rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 0.5 / 0.02 / 0.48 | none |
+| chuche_v1 | reference | 64 | 64 | 256x256 | 0.995 | 0.5 / 0.2 / 0.3 | none |
+| roda_de_samba_v1 | reference | 64 | 64 | 256x256 | 0.995 | 0.4 / 0.3 / 0.3 | heuristic |
+| scala40_v1 | reference | 64 | 64 | 128x128 | 0.998 | 0.4 / 0.3 / 0.3 | heuristic |
+
+With a warm start the policy first imitates the heuristic on ``warm_start_steps``
+decisions (it plays every seat of the batch; behaviour cloning with
+``training.warm_start.fit``), and PPO starts from that clone.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+import baralho
+import baralho.vector as bv
+from baralho.training.stats import wilson_interval
+from baralho.training.tournament import is_win
+
+RUN_FILES = ("pool", "checkpoint", "tb", "final.json", "final.npz", "summary.json", "run.json")
+
+
+@dataclass
+class SelfPlayConfig:
+    env_id: str = "rodizio_v1"
+    env_config: dict = field(default_factory=dict)
+    seed: int = 0
+    engine: str | None = None          # None: compiled where the game has one
+    num_envs: int = 64
+    rollout: int = 64                  # env steps per env between updates
+    decisions: int = 5_000_000         # budget: env decisions (every seat's) stepped
+    max_minutes: float | None = None   # wall budget of this invocation, warm start and evals included
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    epochs: int = 4
+    minibatch: int = 2048
+    net_arch: tuple[int, ...] = (256, 256)
+    self_share: float = 0.5            # of new games: every seat is the learner
+    heuristic_share: float = 0.1       # of new games: the heuristic plays the other seats
+    league_size: int = 8               # the rest: a league snapshot plays them (self-play while it is empty)
+    snapshot_every: int = 250_000
+    eval_every: int = 500_000
+    eval_games: int = 300              # deals, each played from every seat
+    warm_start: str | None = None      # "heuristic" or None
+    warm_start_steps: int = 100_000
+    warm_start_epochs: int = 5
+    torch_threads: int = 2
+    out: str = "runs/selfplay"
+    resume: bool = False
+    overwrite: bool = False
+    progress: bool = True
+
+
+# The table in the module docstring shows these (a test keeps the two in step).
+DEFAULTS: dict[str, dict] = {
+    "rodizio_v1": dict(num_envs=1024, rollout=16, net_arch=(128, 128), gamma=0.99,
+                       self_share=0.5, heuristic_share=0.02),
+    "chuche_v1": dict(num_envs=64, rollout=64, net_arch=(256, 256), gamma=0.995,
+                      self_share=0.5, heuristic_share=0.2),
+    "roda_de_samba_v1": dict(num_envs=64, rollout=64, net_arch=(256, 256), gamma=0.995,
+                             self_share=0.4, heuristic_share=0.3, warm_start="heuristic"),
+    "scala40_v1": dict(num_envs=64, rollout=64, net_arch=(128, 128), gamma=0.998,
+                       self_share=0.4, heuristic_share=0.3, warm_start="heuristic"),
+}
+
+
+def config_for(env_id: str, **overrides) -> SelfPlayConfig:
+    """SelfPlayConfig's settings, then the game's DEFAULTS, then ``overrides`` (None ignored)."""
+    cfg = SelfPlayConfig(env_id=env_id)
+    for key, value in {**DEFAULTS.get(env_id, {}),
+                       **{k: v for k, v in overrides.items() if v is not None}}.items():
+        if not hasattr(cfg, key):
+            raise ValueError(f"unknown self-play setting {key!r}")
+        setattr(cfg, key, value)
+    check(cfg)
+    return cfg
+
+
+def check(cfg: SelfPlayConfig) -> None:
+    """Refuse settings that cannot work, before anything starts."""
+    if cfg.env_id not in baralho.ENV_IDS:
+        raise ValueError(f"unknown env {cfg.env_id!r}; have {baralho.ENV_IDS}")
+    for key in ("num_envs", "rollout", "decisions", "epochs", "minibatch", "eval_games", "torch_threads"):
+        if not isinstance(getattr(cfg, key), int) or getattr(cfg, key) < 1:
+            raise ValueError(f"{key} must be a positive integer, got {getattr(cfg, key)!r}")
+    if not (0 <= cfg.self_share and 0 <= cfg.heuristic_share and cfg.self_share + cfg.heuristic_share <= 1):
+        raise ValueError(f"need self_share, heuristic_share >= 0 with a sum <= 1 (the rest is the league), "
+                         f"got {cfg.self_share} and {cfg.heuristic_share}")
+    if not (0 < cfg.clip_range <= 1 and cfg.learning_rate > 0 and cfg.ent_coef >= 0
+            and 0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1):
+        raise ValueError("need 0 < clip_range <= 1, learning_rate > 0, ent_coef >= 0, 0 < gamma <= 1, "
+                         "0 <= gae_lambda <= 1")
+    if cfg.warm_start not in (None, "heuristic"):
+        raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
+
+
+# --- the network: an SB3 policy module, driven by hand ---------------------------------------
+
+def forward(policy, obs: np.ndarray, mask: np.ndarray):
+    """(masked logits, values) for a batch of float observations and int8/bool masks."""
+    import torch
+
+    x = torch.as_tensor(obs, dtype=torch.float32)
+    latent_pi, latent_vf = policy.mlp_extractor(policy.features_extractor(x))
+    logits = policy.action_net(latent_pi)
+    legal = torch.as_tensor(np.asarray(mask, bool))
+    return logits.masked_fill(~legal, -1e8), policy.value_net(latent_vf).squeeze(-1)
+
+
+def act(policy, obs, mask, deterministic: bool = False):
+    """Actions, their log-probabilities and the values, one forward pass, no gradient."""
+    import torch
+
+    with torch.no_grad():
+        logits, values = forward(policy, obs, mask)
+        dist = torch.distributions.Categorical(logits=logits)
+        actions = logits.argmax(-1) if deterministic else dist.sample()
+        return actions.numpy(), dist.log_prob(actions).numpy(), values.numpy()
+
+
+# --- per-seat crediting -------------------------------------------------------------------
+
+class SeatBook:
+    """The learner's decisions of one rollout, each credited along its own seat's sequence.
+
+    ``pending[env, seat]`` is that seat's open decision (an index here) or -1. A decision
+    closes when the same seat decides again in that game (``next`` is that decision, whose
+    value bootstraps it) or when the game ends (``terminal``); rewards of every step in
+    between go to it. Open decisions carry over to the next rollout's book (``carry``)."""
+
+    def __init__(self, capacity: int, obs_size: int, num_actions: int) -> None:
+        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.mask = np.zeros((capacity, num_actions), bool)
+        self.action = np.zeros(capacity, np.int64)
+        self.logp = np.zeros(capacity, np.float32)
+        self.value = np.zeros(capacity, np.float32)
+        self.reward = np.zeros(capacity, np.float32)
+        self.next = np.full(capacity, -1, np.int64)
+        self.terminal = np.zeros(capacity, bool)
+        self.closed = np.zeros(capacity, bool)
+        self.n = 0
+
+    def decide(self, pending, envs, seats, obs, mask, action, logp, value) -> None:
+        """Record decisions of ``seats`` in ``envs``; each closes its seat's open one there."""
+        idx = np.arange(self.n, self.n + len(envs))
+        self.n += len(envs)
+        self.obs[idx], self.mask[idx], self.action[idx] = obs, mask, action
+        self.logp[idx], self.value[idx] = logp, value
+        prev = pending[envs, seats]
+        had = prev >= 0
+        self.next[prev[had]] = idx[had]
+        self.closed[prev[had]] = True
+        pending[envs, seats] = idx
+
+    def credit(self, pending, rewards, done) -> None:
+        """One env step's rewards to every seat's open decision; a finished game closes them."""
+        open_ = pending >= 0
+        self.reward[pending[open_]] += rewards[open_]        # (env, seat) -> distinct decisions
+        ended = pending[open_ & done[:, None]]
+        self.terminal[ended] = self.closed[ended] = True
+        pending[done] = -1
+
+    def carry(self, pending, capacity: int) -> SeatBook:
+        """A new book holding this one's open decisions (pending re-pointed to them)."""
+        nxt = SeatBook(capacity, self.obs.shape[1], self.mask.shape[1])
+        keep = pending[pending >= 0]
+        k = len(keep)
+        for name in ("obs", "mask", "action", "logp", "value", "reward"):
+            getattr(nxt, name)[:k] = getattr(self, name)[keep]
+        pending[pending >= 0] = np.arange(k)
+        nxt.n = k
+        return nxt
+
+    def advantages(self, gamma: float, lam: float) -> np.ndarray:
+        """GAE along each seat's own sequence, for the closed decisions (NaN for open ones)."""
+        n = self.n
+        return gae(self.reward[:n], self.value[:n], self.next[:n], self.terminal[:n], self.closed[:n],
+                   gamma, lam)
+
+
+@nb.njit(cache=True)
+def gae(reward, value, nxt, terminal, closed, gamma, lam):
+    """Backwards over the book: a decision's successor always comes later in it. A successor
+    that is still open bootstraps with its value but adds no advantage of its own (the
+    truncation every PPO rollout makes at its end)."""
+    adv = np.full(len(reward), np.nan, np.float32)
+    for i in range(len(reward) - 1, -1, -1):
+        if not closed[i]:
+            continue
+        if terminal[i]:
+            adv[i] = reward[i] - value[i]
+        else:
+            j = nxt[i]
+            adv[i] = reward[i] + gamma * value[j] - value[i]
+            if closed[j]:
+                adv[i] += gamma * lam * adv[j]
+    return adv
+
+
+# --- opponents, evaluation --------------------------------------------------------------
+
+def heuristics(env_id: str, game, n: int, seed: int) -> list:
+    """One heuristic per env (some keep a plan across a turn's decisions)."""
+    from baralho.agents import heuristic_for
+
+    return [heuristic_for(env_id, game, seed=seed + i) for i in range(n)]
+
+
+def heuristic_actions(players, envs, obs, mask, seat) -> np.ndarray:
+    return np.array([players[b].act({"observation": obs[b], "action_mask": mask[b]}, f"player_{seat[b]}")
+                     for b in envs], np.int64)
+
+
+def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
+    """``policy`` (deterministic; None: the heuristic itself) against the heuristic in every
+    other seat, on ``deals`` deals from every seat; wins with a Wilson 95% CI."""
+    wins = games = 0
+    for learner in range(baralho.make(cfg.env_id, **cfg.env_config).unwrapped.game.num_players):
+        venv = bv.make(cfg.env_id, deals, seed, engine=cfg.engine, **cfg.env_config)   # same deals each seat
+        obs, mask, seat = venv.reset()
+        players = heuristics(cfg.env_id, venv.game, deals, seed)
+        totals = np.zeros((deals, venv.num_players))
+        finished = np.zeros(deals, bool)
+        while not finished.all():
+            action = mask.argmax(1).astype(np.int64)       # finished envs (re-dealt) idle on a legal move
+            mine = np.flatnonzero(~finished & (seat == learner)) if policy is not None else np.array([], int)
+            if len(mine):
+                action[mine] = act(policy, obs[mine], mask[mine], deterministic=True)[0]
+            theirs = np.setdiff1d(np.flatnonzero(~finished), mine)
+            action[theirs] = heuristic_actions(players, theirs, obs, mask, seat)
+            obs, mask, seat, rewards, done = venv.step(action)
+            totals[~finished] += rewards[~finished]
+            finished |= done
+        wins += sum(is_win(totals[b].tolist(), learner) for b in range(deals))
+        games += deals
+    low, high = wilson_interval(wins, games)
+    return dict(win_rate=wins / games, ci_low=low, ci_high=high, games=games)
+
+
+# --- warm start: clone the heuristic, every seat of the batch ------------------------------
+
+def clone_heuristic(policy, cfg: SelfPlayConfig, log) -> dict:
+    """Behaviour cloning: the heuristic plays every seat; whole games are kept, each decision
+    with its seat's discounted return (the critic's target); then warm_start.fit."""
+    from baralho.training.warm_start import Demonstrations, fit
+
+    venv = bv.make(cfg.env_id, cfg.num_envs, cfg.seed + 30_000, engine=cfg.engine, **cfg.env_config)
+    obs, mask, seat = venv.reset()
+    players = heuristics(cfg.env_id, venv.game, cfg.num_envs, cfg.seed + 30_000)
+    games = [[] for _ in range(cfg.num_envs)]      # per env: (obs, mask, action, seat) of this game
+    rows, episodes = [], 0
+    everyone = np.arange(cfg.num_envs)
+    while sum(len(r[0]) for r in rows) < cfg.warm_start_steps:
+        action = heuristic_actions(players, everyone, obs, mask, seat)
+        for b in everyone:
+            games[b].append((obs[b], mask[b], action[b], seat[b], np.zeros(venv.num_players)))
+        obs_next, mask, seat_next, rewards, done = venv.step(action)
+        for b in everyone:
+            games[b][-1][4][:] = rewards[b]
+            if done[b]:
+                o, m, a, s, r = map(np.array, zip(*games[b]))
+                ret = np.zeros(len(a), np.float32)
+                tail = np.zeros(venv.num_players)
+                for t in range(len(a) - 1, -1, -1):     # a seat's return, discounted over its own decisions
+                    tail += r[t]
+                    ret[t] = tail[s[t]]
+                    tail[s[t]] *= cfg.gamma
+                rows.append((o, m, a, ret, np.full(len(a), episodes)))
+                episodes += 1
+                games[b] = []
+        obs, seat = obs_next, seat_next
+    o, m, a, ret, ep = (np.concatenate(c) for c in zip(*rows))
+    # observations stay in the env's dtype (Scala 40: int8, a quarter of float32's memory);
+    # the SB3 policy casts them to float on the way in
+    demos = Demonstrations(o, m.astype(bool), a.astype(np.int64), ret, ep)
+    train, held_out = demos.split(0.05)
+    history = fit(policy, train, held_out, cfg.warm_start_epochs, 256, 1e-3, 0.5, cfg.seed, log)
+    return dict(steps=len(demos), episodes=episodes, accuracy=history[-1]["accuracy"],
+                choice_accuracy=history[-1]["choice_accuracy"])
+
+
+# --- the run ------------------------------------------------------------------------------
+
+def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlayConfig, rng) -> dict:
+    """Clipped PPO epochs over the book's closed decisions."""
+    import torch
+
+    rows = np.flatnonzero(book.closed[:book.n])
+    obs, mask = book.obs[rows], book.mask[rows]
+    action = torch.as_tensor(book.action[rows])
+    old_logp = torch.as_tensor(book.logp[rows])
+    advantage = torch.as_tensor(adv[rows])
+    target = advantage + torch.as_tensor(book.value[rows])       # the lambda-return
+    stats = []
+    for _ in range(cfg.epochs):
+        for mb in np.array_split(rng.permutation(len(rows)), max(1, len(rows) // cfg.minibatch)):
+            logits, values = forward(policy, obs[mb], mask[mb])
+            dist = torch.distributions.Categorical(logits=logits)
+            logp = dist.log_prob(action[mb])
+            ratio = (logp - old_logp[mb]).exp()
+            a = advantage[mb]
+            a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
+            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
+            v_loss = 0.5 * ((values - target[mb]) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                kl = ((ratio - 1) - (logp - old_logp[mb])).mean()
+                clipped = ((ratio - 1).abs() > cfg.clip_range).float().mean()
+            stats.append((pg_loss.item(), v_loss.item(), entropy.item(), kl.item(), clipped.item()))
+    keys = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+    return dict(zip(keys, np.mean(stats, axis=0).tolist()), decisions=len(rows))
+
+
+def save_checkpoint(out: Path, policy, optimizer, counters: dict, cfg, run_id: str) -> None:
+    import torch
+
+    from baralho.agents.policy import save_policy
+
+    ck = out / "checkpoint"
+    ck.mkdir(parents=True, exist_ok=True)
+    torch.save(optimizer.state_dict(), ck / "optimizer.pt")    # tensors and numbers: weights_only loads it
+    save_policy(policy, ck / "policy", cfg.env_id, cfg.env_config, run_id=run_id, **counters["policy_card"])
+    (ck / "counters.json").write_text(json.dumps(counters, indent=1))   # last: a checkpoint is whole
+
+
+def load_checkpoint(out: Path, policy, optimizer, cfg) -> dict:
+    import torch
+
+    from baralho.agents.policy import load_policy
+
+    ck = out / "checkpoint"
+    if not (ck / "counters.json").exists():
+        raise ValueError(f"--resume: {out} has no checkpoint yet (it is written after every evaluation)")
+    saved, _ = load_policy(ck / "policy", cfg.env_id, cfg.env_config)
+    policy.load_state_dict(saved.state_dict())
+    optimizer.load_state_dict(torch.load(ck / "optimizer.pt", weights_only=True))
+    return json.loads((ck / "counters.json").read_text())
+
+
+def train(cfg: SelfPlayConfig) -> Path:
+    import torch
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from torch.utils.tensorboard import SummaryWriter
+
+    from baralho.agents.policy import build_policy, load_policy, save_policy
+    from baralho.training.train import claim_out, pool_snapshots
+
+    check(cfg)
+    start = time.perf_counter()
+    torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(cfg.seed)
+    out = Path(cfg.out)
+    manifest = claim_out(cfg, run_files=RUN_FILES, algo="selfplay")
+    run_id = manifest["run_id"]
+    policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)))
+    policy.set_training_mode(False)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    counters = dict(updates=0, decisions=0, learner_decisions=0, seconds=0.0, snapshots=0,
+                    last_snapshot=0, last_eval=0, evals=[], baseline=None, warm_start=None)
+    if cfg.resume:
+        counters = load_checkpoint(out, policy, optimizer, cfg)
+    league = [load_policy(p, cfg.env_id, cfg.env_config)[0]
+              for p in pool_snapshots(out, run_id, cfg.env_id, cfg.env_config)[-cfg.league_size:]]
+    writer = SummaryWriter(str(out / "tb"))
+    log = print if cfg.progress else (lambda line: None)
+    if cfg.warm_start and not cfg.resume:
+        counters["warm_start"] = clone_heuristic(policy, cfg, log)
+        policy.set_training_mode(False)
+    if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
+        counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
+
+    # the batch; a resumed run deals on from a seed of its own
+    venv = bv.make(cfg.env_id, cfg.num_envs, cfg.seed + 7919 * counters["updates"], engine=cfg.engine,
+                   **cfg.env_config)
+    B, P = cfg.num_envs, venv.num_players
+    rng = np.random.default_rng([cfg.seed, counters["updates"]])
+    obs, mask, seat = venv.reset()
+    players = heuristics(cfg.env_id, venv.game, B, cfg.seed) if cfg.heuristic_share > 0 else []
+    role = np.zeros(B, np.int64)               # 0 self-play, -1 heuristic, k > 0 league snapshot k-1
+    learner = np.ones((B, P), bool)            # which seats of each env the learner plays
+    games = np.zeros(B, np.int64)
+
+    def new_games(envs: np.ndarray) -> None:
+        u = rng.random(len(envs))
+        role[envs] = np.where(u < cfg.self_share, 0, np.where(u < cfg.self_share + cfg.heuristic_share, -1,
+                                                              1 + rng.integers(max(1, len(league)), size=len(envs))))
+        if not league:
+            role[envs[role[envs] > 0]] = 0
+        learner[envs] = role[envs, None] == 0
+        learner[envs, rng.integers(P, size=len(envs))] = True
+        for b in envs[role[envs] == -1]:
+            players[b].reset(seed=int(cfg.seed * 1_000_003 + b * 10_007 + games[b]))
+        games[envs] += 1
+
+    new_games(np.arange(B))
+    pending = np.full((B, P), -1, np.int64)
+    capacity = B * (cfg.rollout + P)
+    book = SeatBook(capacity, venv.obs_size, venv.num_actions)
+    split = dict(env=0.0, net=0.0, heuristic=0.0, update=0.0, eval=0.0)
+    seconds_before = counters["seconds"]
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[status]}"), TimeElapsedColumn(), disable=not cfg.progress)
+    task = progress.add_task(f"{cfg.env_id} self-play", total=cfg.decisions, completed=counters["decisions"],
+                             status="")
+
+    def out_of_time() -> bool:
+        return cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes
+
+    with progress:
+        while counters["decisions"] < cfg.decisions and not out_of_time():
+            # 1. rollout: every env steps cfg.rollout times
+            for _ in range(cfg.rollout):
+                t0 = time.perf_counter()
+                action = np.zeros(B, np.int64)
+                mine = learner[np.arange(B), seat]
+                envs = np.flatnonzero(mine)
+                a, logp, value = act(policy, obs[envs], mask[envs])
+                action[envs] = a
+                book.decide(pending, envs, seat[envs], obs[envs], mask[envs], a, logp, value)
+                for k, snapshot in enumerate(league):
+                    theirs = np.flatnonzero(~mine & (role == k + 1))
+                    if len(theirs):
+                        action[theirs] = act(snapshot, obs[theirs], mask[theirs])[0]
+                t1 = time.perf_counter()
+                theirs = np.flatnonzero(~mine & (role == -1))
+                action[theirs] = heuristic_actions(players, theirs, obs, mask, seat)
+                t2 = time.perf_counter()
+                obs, mask, seat, rewards, done = venv.step(action)
+                book.credit(pending, rewards, done)
+                if done.any():
+                    new_games(np.flatnonzero(done))
+                split["net"] += t1 - t0
+                split["heuristic"] += t2 - t1
+                split["env"] += time.perf_counter() - t2
+            counters["decisions"] += B * cfg.rollout
+
+            # 2. PPO on the decisions whose outcome is known; the open ones wait
+            t0 = time.perf_counter()
+            policy.set_training_mode(True)
+            stats = ppo_update(policy, optimizer, book, book.advantages(cfg.gamma, cfg.gae_lambda), cfg, rng)
+            policy.set_training_mode(False)
+            book = book.carry(pending, capacity)
+            counters["updates"] += 1
+            counters["learner_decisions"] += stats["decisions"]
+            split["update"] += time.perf_counter() - t0
+            step = counters["decisions"]
+            for key, value in stats.items():
+                writer.add_scalar(f"ppo/{key}", value, step)
+            elapsed = seconds_before + time.perf_counter() - start
+            writer.add_scalar("throughput/decisions_per_s", step / max(elapsed, 1e-9), step)
+
+            # 3. the league, evaluation and a checkpoint
+            if step - counters["last_snapshot"] >= cfg.snapshot_every:
+                counters["snapshots"] += 1
+                counters["last_snapshot"] = step
+                save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id,
+                            cfg.env_config, run_id=run_id, decisions=step)
+                league = (league + [copy.deepcopy(policy)])[-cfg.league_size:]
+            last = step >= cfg.decisions or out_of_time()
+            if step - counters["last_eval"] >= cfg.eval_every or last:
+                t0 = time.perf_counter()
+                result = dict(decisions=step, **evaluate(policy, cfg, cfg.eval_games, cfg.seed + 50_000))
+                split["eval"] += time.perf_counter() - t0
+                counters["evals"].append(result)
+                counters["last_eval"] = step
+                writer.add_scalar("eval/win_rate_vs_heuristic", result["win_rate"], step)
+                writer.add_scalar("eval/ci_low", result["ci_low"], step)
+                counters["seconds"] = seconds_before + time.perf_counter() - start
+                counters["policy_card"] = dict(decisions=step)
+                save_checkpoint(out, policy, optimizer, counters, cfg, run_id)
+                progress.update(task, status=f"vs heuristic {result['win_rate']:.3f} "
+                                             f"[{result['ci_low']:.3f}, {result['ci_high']:.3f}]")
+            progress.update(task, completed=min(step, cfg.decisions))
+    writer.close()
+
+    # 4. the policy and the run's figures
+    counters["seconds"] = seconds_before + time.perf_counter() - start
+    save_policy(policy, out / "final", cfg.env_id, cfg.env_config, run_id=run_id, decisions=counters["decisions"])
+    summary = dict(config={**asdict(cfg), "net_arch": list(cfg.net_arch)}, engine=venv.engine,
+                   decisions=counters["decisions"], learner_decisions=counters["learner_decisions"],
+                   updates=counters["updates"], wall_seconds=counters["seconds"],
+                   decisions_per_second=counters["decisions"] / max(counters["seconds"], 1e-9),
+                   learner_decisions_per_second=counters["learner_decisions"] / max(counters["seconds"], 1e-9),
+                   seconds_this_invocation=split, baseline=counters["baseline"],
+                   final=counters["evals"][-1] if counters["evals"] else None, evals=counters["evals"],
+                   warm_start=counters["warm_start"])
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return out
+
+
+def main(args) -> int:
+    """``baralho train ENV --algo selfplay``: the CLI flags onto SelfPlayConfig."""
+    names = dict(timesteps="decisions", n_envs="num_envs", eval_every="eval_every", eval_games="eval_games",
+                 snapshot_every="snapshot_every", max_minutes="max_minutes", learning_rate="learning_rate",
+                 ent_coef="ent_coef", clip_range="clip_range", seed="seed", out="out", resume="resume",
+                 overwrite="overwrite", warm_start="warm_start", warm_start_steps="warm_start_steps",
+                 warm_start_epochs="warm_start_epochs", engine="engine")
+    flags = {ours: getattr(args, flag, None) for flag, ours in names.items()}
+    no_warm_start = flags["warm_start"] == "none"
+    flags["warm_start"] = None if no_warm_start else flags["warm_start"]
+    cfg = config_for(args.env_id, env_config=args.config, progress=not args.quiet, **flags)
+    if no_warm_start:                        # --warm-start none: off, whatever the game's default
+        cfg.warm_start = None
+    out = train(cfg)
+    s = json.loads((out / "summary.json").read_text())
+    final, base = s["final"], s["baseline"]
+    print(f"\n{cfg.env_id}: {s['decisions']:,} decisions ({s['learner_decisions']:,} learned from) in "
+          f"{s['wall_seconds']:.0f} s, {s['decisions_per_second']:,.0f} decisions/s; policy {out / 'final.json'}")
+    if final:
+        print(f"vs heuristic over {final['games']} games: {final['win_rate']:.3f} "
+              f"[{final['ci_low']:.3f}, {final['ci_high']:.3f}]; heuristic vs heuristic {base['win_rate']:.3f}")
+    return 0

@@ -1,0 +1,200 @@
+"""The batched self-play trainer: per-seat crediting with known answers, tiny end-to-end runs
+on the compiled engine and on the reference loop, resume, the CLI and the defaults table."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from baralho.training import selfplay as sp
+
+GAMMA, LAM = 0.9, 0.8
+
+
+def book(n=16, obs_size=3, num_actions=4):
+    return sp.SeatBook(n, obs_size, num_actions)
+
+
+def decide(b, pending, envs, seats, values):
+    k = len(envs)
+    b.decide(pending, np.array(envs), np.array(seats), np.zeros((k, 3)), np.ones((k, 4), bool),
+             np.zeros(k, np.int64), np.zeros(k), np.array(values, np.float32))
+
+
+def step(b, pending, rewards, done):
+    b.credit(pending, np.array(rewards, np.float32), np.array(done, bool))
+
+
+# one game of two seats, by hand: seat 0 decides (value 0.2), seat 1 (-0.1), then seat 1's move
+# gives seat 0 a reward of 0.5; seat 0 decides (0.4), seat 1 (0.3), and that move ends the game
+# with +1 for seat 0 and -1 for seat 1. Per seat, along its own decisions:
+#   seat 0, last: 1 - 0.4 = 0.6; first: 0.5 + 0.9*0.4 - 0.2 + 0.9*0.8*0.6 = 1.092
+#   seat 1, last: -1 - 0.3 = -1.3; first: 0 + 0.9*0.3 + 0.1 + 0.9*0.8*(-1.3) = -0.566
+KNOWN = {"seat0": [1.092, 0.6], "seat1": [-0.566, -1.3]}
+
+
+def play_known_game(b, pending, env=0, envs=1, cut=None):
+    """The game above in env ``env`` of ``envs``; with ``cut``, the rollout ends after that
+    step: returns the advantages of the first book, then the book carried over."""
+    moves = [(0, 0.2, (0, 0)), (1, -0.1, (0.5, 0)), (0, 0.4, (0, 0)), (1, 0.3, (1, -1))]
+    first = None
+    for t, (seat, value, reward) in enumerate(moves):
+        decide(b, pending, [env], [seat], [value])
+        rewards = np.zeros((envs, 2))
+        rewards[env] = reward
+        done = np.zeros(envs, bool)
+        done[env] = t == 3
+        step(b, pending, rewards, done)
+        if cut == t:
+            first = b.advantages(GAMMA, LAM)
+            b = b.carry(pending, 16)
+    return first, b
+
+
+def test_each_seat_is_credited_along_its_own_decisions_terminal_reward_included():
+    pending = np.full((1, 2), -1)
+    _, b = play_known_game(book(), pending)
+    adv = b.advantages(GAMMA, LAM)
+    np.testing.assert_allclose(adv[[0, 2]], KNOWN["seat0"], atol=1e-6)
+    np.testing.assert_allclose(adv[[1, 3]], KNOWN["seat1"], atol=1e-6)
+    assert b.closed[:4].all() and (pending == -1).all()
+
+
+def known(n, closed: dict):
+    want = np.full(n, np.nan)
+    want[list(closed)] = list(closed.values())
+    return want
+
+
+@pytest.mark.parametrize("cut, first, second", [
+    (0, {}, {0: 1.092, 1: -0.566, 2: 0.6, 3: -1.3}),
+    (1, {}, {0: 1.092, 1: -0.566, 2: 0.6, 3: -1.3}),
+    # seat 0's first decision closed in the first rollout, bootstrapped from its open successor
+    # (0.5 + 0.9*0.4 - 0.2); the open ones carry over in (env, seat) order: seat 0's, then seat 1's
+    (2, {0: 0.66}, {0: 0.6, 1: -0.566, 2: -1.3}),
+])
+def test_a_decision_open_at_the_end_of_a_rollout_is_credited_in_the_next(cut, first, second):
+    pending = np.full((1, 2), -1)
+    adv_first, b = play_known_game(book(), pending, cut=cut)
+    np.testing.assert_allclose(adv_first, known(cut + 1, first), atol=1e-6)
+    np.testing.assert_allclose(b.advantages(GAMMA, LAM), known(b.n, second), atol=1e-6)
+    assert (pending == -1).all()
+
+
+def test_the_rollout_end_truncates_gae_at_an_open_successor():
+    pending = np.full((1, 2), -1)
+    b = book()
+    decide(b, pending, [0], [0], [0.2])
+    step(b, pending, [[0, 0]], [False])
+    decide(b, pending, [0], [1], [-0.1])
+    step(b, pending, [[0.5, 0]], [False])
+    decide(b, pending, [0], [0], [0.4])          # seat 0's first decision closes; this one is open
+    step(b, pending, [[0, 0]], [False])
+    adv = b.advantages(GAMMA, LAM)
+    np.testing.assert_allclose(adv[0], 0.5 + GAMMA * 0.4 - 0.2, atol=1e-6)     # bootstrapped, no lambda tail
+    assert np.isnan(adv[1:3]).all() and not b.closed[1:3].any()
+
+
+def test_envs_do_not_mix_and_an_opponent_seat_still_ends_the_learners_decision():
+    # env 1 plays the known game; in env 0 only seat 0 learns (a league opponent plays seat 1,
+    # not recorded) and the opponent's move ends the game: seat 0 gets its -1 terminal reward
+    pending = np.full((2, 2), -1)
+    b = book()
+    decide(b, pending, [0, 1], [0, 0], [0.5, 0.2])
+    step(b, pending, [[0, 0], [0, 0]], [False, False])
+    decide(b, pending, [1], [1], [-0.1])           # env 0: the opponent moves, the game ends
+    step(b, pending, [[-1, 1], [0.5, 0]], [True, False])
+    for seat, value, reward, done in [(0, 0.4, (0, 0), False), (1, 0.3, (1, -1), True)]:
+        decide(b, pending, [1], [seat], [value])
+        step(b, pending, [[0, 0], reward], [False, done])
+    adv = b.advantages(GAMMA, LAM)
+    np.testing.assert_allclose(adv[0], -1 - 0.5, atol=1e-6)
+    np.testing.assert_allclose(adv[[1, 3]], KNOWN["seat0"], atol=1e-6)
+    np.testing.assert_allclose(adv[[2, 4]], KNOWN["seat1"], atol=1e-6)
+
+
+def tiny(out, env_id="rodizio_v1", **kw):
+    return sp.config_for(env_id, **{**dict(num_envs=16, rollout=8, decisions=1024, eval_every=512, eval_games=4,
+                                           snapshot_every=256, net_arch=(16,), minibatch=64, epochs=1,
+                                           torch_threads=1, heuristic_share=0.25, out=str(out), progress=False),
+                                    **kw})
+
+
+def test_a_tiny_run_on_the_compiled_engine_writes_a_loadable_policy_and_resumes(tmp_path):
+    import baralho
+    from baralho.agents import make_agent
+    from baralho.agents.policy import load_policy
+
+    out = sp.train(tiny(tmp_path, decisions=2048))
+    s = json.loads((out / "summary.json").read_text())
+    assert s["engine"] == "compiled" and s["decisions"] == 2048 and s["updates"] == 16
+    assert 0 < s["learner_decisions"] <= 2048 and s["final"]["games"] == 8
+    assert 0 <= s["final"]["ci_low"] <= s["final"]["win_rate"] <= s["final"]["ci_high"] <= 1
+    assert len(list((out / "pool").glob("snapshot_*.json"))) == 8
+
+    agent = make_agent(f"ppo:{out / 'final'}", "rodizio_v1")        # what tournaments and evaluate load
+    env = baralho.make("rodizio_v1")
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs, env.agent_selection)]
+
+    # resume with no budget left: nothing is learned, the policy is the checkpoint's
+    before = load_policy(out / "checkpoint" / "policy", "rodizio_v1")[0].state_dict()
+    sp.train(tiny(tmp_path, decisions=2048, resume=True))
+    after = load_policy(out / "final", "rodizio_v1")[0].state_dict()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
+    # resume with more: the counters, the league and the snapshot numbering go on
+    sp.train(tiny(tmp_path, decisions=3072, resume=True))
+    s2 = json.loads((out / "summary.json").read_text())
+    assert s2["decisions"] == 3072 and s2["updates"] == 24 and s2["learner_decisions"] > s["learner_decisions"]
+    assert [e["decisions"] for e in s2["evals"]] == [512, 1024, 1536, 2048, 2560, 3072]
+    assert (out / "pool" / "snapshot_0012.json").exists()
+
+
+def test_a_tiny_run_on_the_reference_loop_with_a_warm_start(tmp_path):
+    out = sp.train(tiny(tmp_path, env_id="chuche_v1", decisions=1024, eval_games=2, warm_start="heuristic",
+                        warm_start_steps=300, warm_start_epochs=1))
+    s = json.loads((out / "summary.json").read_text())
+    assert s["engine"] == "reference" and s["decisions"] == 1024
+    assert s["warm_start"]["steps"] >= 300 and 0 <= s["warm_start"]["accuracy"] <= 1
+    assert (out / "final.json").exists() and s["baseline"]["games"] == 4
+
+
+def test_resume_refuses_an_sb3_run_and_the_cli_runs_selfplay(tmp_path, capsys):
+    from baralho.cli import main
+    from baralho.training.train import TrainConfig, claim_out
+
+    claim_out(TrainConfig(env_id="rodizio_v1", out=str(tmp_path / "sb3")))
+    with pytest.raises(ValueError, match="is a run of --algo sb3, not selfplay"):
+        sp.train(tiny(tmp_path / "sb3", resume=True))
+    assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "128", "--eval-games", "2",
+                 "--out", str(tmp_path / "cli"), "--quiet"]) == 0
+    assert "vs heuristic over 4 games" in capsys.readouterr().out
+    assert json.loads((tmp_path / "cli" / "run.json").read_text())["algo"] == "selfplay"
+
+
+def test_bad_settings_are_refused_before_anything_starts(tmp_path):
+    with pytest.raises(ValueError, match="sum <= 1"):
+        sp.config_for("rodizio_v1", self_share=0.8, heuristic_share=0.5)
+    with pytest.raises(ValueError, match="num_envs must be a positive integer"):
+        sp.config_for("rodizio_v1", num_envs=0)
+    with pytest.raises(ValueError, match="unknown self-play setting"):
+        sp.config_for("rodizio_v1", timesteps=5)
+    assert not tmp_path.joinpath("run.json").exists()
+
+
+def test_the_docstring_table_shows_the_defaults():
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in sp.__doc__.splitlines() if line.startswith("| ") and "_v1" in line}
+    assert set(rows) == set(sp.DEFAULTS)
+    import baralho.vector as bv
+
+    for env_id in sp.DEFAULTS:
+        cfg = sp.config_for(env_id)
+        league = round(1 - cfg.self_share - cfg.heuristic_share, 6)
+        assert rows[env_id] == ["compiled" if env_id in bv.COMPILED else "reference", str(cfg.num_envs),
+                                str(cfg.rollout), "x".join(map(str, cfg.net_arch)), f"{cfg.gamma:g}",
+                                f"{cfg.self_share:g} / {cfg.heuristic_share:g} / {league:g}",
+                                cfg.warm_start or "none"]
