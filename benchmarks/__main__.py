@@ -223,11 +223,18 @@ def main(argv: list[str] | None = None) -> int:
     print("training fps ...", flush=True)
     md += ["## Training throughput", "",
            f"MaskablePPO (sb3-contrib), 2 envs, {fps_steps:,} timesteps after a warm-up, against a "
-           "trivial env with the same observation and action sizes, same run.", "",
-           "| env | SB3 fps on baralho | SB3 fps on trivial env | ratio |", "|---|---:|---:|---:|"]
+           "trivial env with the same observation and action sizes, same run. Self-play: "
+           f"`training/selfplay.py` with the game's defaults (no warm start), {10 * fps_steps:,} env "
+           "decisions, whole run (setup and its two small evaluations included); learner decisions "
+           "are the ones PPO trained on, SB3's timesteps' counterpart; × SB3 = learner decisions/s "
+           "over SB3 fps on baralho.", "",
+           "| env | SB3 fps on baralho | SB3 fps on trivial env | ratio | self-play decisions/s "
+           "| self-play learner decisions/s | × SB3 |", "|---|---:|---:|---:|---:|---:|---:|"]
     for env_id in baralho.ENV_IDS:
         f = training_fps.measure(env_id, fps_steps)
-        md.append(f"| {env_id} | {f['fps']:,.0f} | {f['trivial_fps']:,.0f} | {f['ratio']:.2f} |")
+        g = training_fps.selfplay_fps(env_id, 10 * fps_steps, quick=q)
+        md.append(f"| {env_id} | {f['fps']:,.0f} | {f['trivial_fps']:,.0f} | {f['ratio']:.2f} | "
+                  f"{g['decisions_per_s']:,.0f} | {g['learner_per_s']:,.0f} | {g['learner_per_s'] / f['fps']:.1f} |")
     md.append("")
 
     # 5. profiles ------------------------------------------------------------------

@@ -1,10 +1,15 @@
 """SB3 MaskablePPO steps/s on each env's single-agent view next to a trivial env
 of the same observation and action sizes, in the same run: the env must not be
-the bottleneck of training."""
+the bottleneck of training. Beside them, the batched self-play trainer
+(training/selfplay.py) on the same game, with its per-game defaults (no warm
+start): decisions per second over its whole run, evaluations included."""
 
 from __future__ import annotations
 
+import json
+import tempfile
 import time
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -59,3 +64,18 @@ def measure(env_id: str, timesteps: int) -> dict:
     ours = sb3_fps(lambda: SingleAgentEnv(env_id, opponents=["random"]), timesteps)
     trivial = sb3_fps(lambda: TrivialMasked(game.obs_layout.size, game.num_actions), timesteps)
     return dict(env=env_id, fps=ours, trivial_fps=trivial, ratio=ours / trivial)
+
+
+def selfplay_fps(env_id: str, decisions: int, quick: bool = False) -> dict:
+    """The self-play trainer's own whole-run figures: every seat's env decisions per second,
+    and the learner's (the decisions PPO trained on: what SB3's timesteps count)."""
+    from baralho.training import selfplay as sp
+
+    small = dict(num_envs=16, rollout=8) if quick else {}
+    with tempfile.TemporaryDirectory() as out:
+        cfg = sp.config_for(env_id, decisions=decisions, eval_every=1 << 60, eval_games=1, out=out,
+                            progress=False, **small)
+        cfg.warm_start = None                # throughput of the PPO loop itself
+        sp.train(cfg)
+        s = json.loads((Path(out) / "summary.json").read_text())
+    return dict(decisions_per_s=s["decisions_per_second"], learner_per_s=s["learner_decisions_per_second"])

@@ -92,8 +92,8 @@ class SelfPlayConfig:
     self_share: float = 0.5            # of new games: every seat is the learner
     heuristic_share: float = 0.1       # of new games: the heuristic plays the other seats
     league_size: int = 8               # the rest: a league snapshot plays them (self-play while it is empty)
-    snapshot_every: int = 250_000
-    eval_every: int = 500_000
+    snapshot_every: int = 250_000      # 0: no league
+    eval_every: int = 500_000          # 0: evaluate at the end only
     eval_games: int = 300              # deals, each played from every seat
     warm_start: str | None = None      # "heuristic" or None
     warm_start_steps: int = 100_000
@@ -134,9 +134,13 @@ def check(cfg: SelfPlayConfig) -> None:
     """Refuse settings that cannot work, before anything starts."""
     if cfg.env_id not in baralho.ENV_IDS:
         raise ValueError(f"unknown env {cfg.env_id!r}; have {baralho.ENV_IDS}")
-    for key in ("num_envs", "rollout", "decisions", "epochs", "minibatch", "eval_games", "torch_threads"):
+    for key in ("num_envs", "rollout", "decisions", "epochs", "minibatch", "eval_games", "torch_threads",
+                "warm_start_steps", "warm_start_epochs"):
         if not isinstance(getattr(cfg, key), int) or getattr(cfg, key) < 1:
             raise ValueError(f"{key} must be a positive integer, got {getattr(cfg, key)!r}")
+    for key in ("snapshot_every", "eval_every", "league_size"):
+        if not isinstance(getattr(cfg, key), int) or getattr(cfg, key) < 0:
+            raise ValueError(f"{key} must be an integer >= 0 (0: never), got {getattr(cfg, key)!r}")
     if not (0 <= cfg.self_share and 0 <= cfg.heuristic_share and cfg.self_share + cfg.heuristic_share <= 1):
         raise ValueError(f"need self_share, heuristic_share >= 0 with a sum <= 1 (the rest is the league), "
                          f"got {cfg.self_share} and {cfg.heuristic_share}")
@@ -393,6 +397,8 @@ def load_checkpoint(out: Path, policy, optimizer, cfg) -> dict:
     saved, _ = load_policy(ck / "policy", cfg.env_id, cfg.env_config)
     policy.load_state_dict(saved.state_dict())
     optimizer.load_state_dict(torch.load(ck / "optimizer.pt", weights_only=True))
+    for group in optimizer.param_groups:      # this invocation's --learning-rate, not the saved one
+        group["lr"] = cfg.learning_rate
     return json.loads((ck / "counters.json").read_text())
 
 
@@ -419,7 +425,8 @@ def train(cfg: SelfPlayConfig) -> Path:
     if cfg.resume:
         counters = load_checkpoint(out, policy, optimizer, cfg)
     league = [load_policy(p, cfg.env_id, cfg.env_config)[0]
-              for p in pool_snapshots(out, run_id, cfg.env_id, cfg.env_config)[-cfg.league_size:]]
+              for p in pool_snapshots(out, run_id, cfg.env_id, cfg.env_config)[-cfg.league_size:]
+              if cfg.league_size]
     writer = SummaryWriter(str(out / "tb"))
     log = print if cfg.progress else (lambda line: None)
     if cfg.warm_start and not cfg.resume:
@@ -509,14 +516,16 @@ def train(cfg: SelfPlayConfig) -> Path:
             writer.add_scalar("throughput/decisions_per_s", step / max(elapsed, 1e-9), step)
 
             # 3. the league, evaluation and a checkpoint
-            if step - counters["last_snapshot"] >= cfg.snapshot_every:
+            if cfg.snapshot_every and step - counters["last_snapshot"] >= cfg.snapshot_every:
                 counters["snapshots"] += 1
                 counters["last_snapshot"] = step
                 save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id,
                             cfg.env_config, run_id=run_id, decisions=step)
-                league = (league + [copy.deepcopy(policy)])[-cfg.league_size:]
+                # the newest league_size play; when the oldest leaves, games it was playing
+                # go on against the next one (roles index the list)
+                league = (league + [copy.deepcopy(policy)])[-cfg.league_size:] if cfg.league_size else []
             last = step >= cfg.decisions or out_of_time()
-            if step - counters["last_eval"] >= cfg.eval_every or last:
+            if (cfg.eval_every and step - counters["last_eval"] >= cfg.eval_every) or last:
                 t0 = time.perf_counter()
                 result = dict(decisions=step, **evaluate(policy, cfg, cfg.eval_games, cfg.seed + 50_000))
                 split["eval"] += time.perf_counter() - t0

@@ -180,6 +180,8 @@ def test_bad_settings_are_refused_before_anything_starts(tmp_path):
         sp.config_for("rodizio_v1", self_share=0.8, heuristic_share=0.5)
     with pytest.raises(ValueError, match="num_envs must be a positive integer"):
         sp.config_for("rodizio_v1", num_envs=0)
+    with pytest.raises(ValueError, match="eval_every must be an integer >= 0"):
+        sp.config_for("rodizio_v1", eval_every=-1)
     with pytest.raises(ValueError, match="unknown self-play setting"):
         sp.config_for("rodizio_v1", timesteps=5)
     assert not tmp_path.joinpath("run.json").exists()
