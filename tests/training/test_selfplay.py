@@ -187,6 +187,14 @@ def test_bad_settings_are_refused_before_anything_starts(tmp_path):
     assert not tmp_path.joinpath("run.json").exists()
 
 
+def test_a_warm_start_brings_gentler_ppo_and_none_turns_both_off():
+    on, off = sp.config_for("scala40_v1"), sp.config_for("scala40_v1", warm_start="none")
+    assert on.warm_start == "heuristic" and on.learning_rate == sp.GENTLE["learning_rate"]
+    assert off.warm_start is None and (off.learning_rate, off.ent_coef, off.clip_range) == (3e-4, 0.01, 0.2)
+    assert sp.config_for("rodizio_v1", warm_start="heuristic").clip_range == sp.GENTLE["clip_range"]
+    assert sp.config_for("scala40_v1", learning_rate=5e-4).learning_rate == 5e-4       # a flag wins
+
+
 def test_the_docstring_table_shows_the_defaults():
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
             for line in sp.__doc__.splitlines() if line.startswith("| ") and "_v1" in line}
@@ -199,4 +207,5 @@ def test_the_docstring_table_shows_the_defaults():
         assert rows[env_id] == ["compiled" if env_id in bv.COMPILED else "reference", str(cfg.num_envs),
                                 str(cfg.rollout), "x".join(map(str, cfg.net_arch)), f"{cfg.gamma:g}",
                                 f"{cfg.self_share:g} / {cfg.heuristic_share:g} / {league:g}",
-                                cfg.warm_start or "none"]
+                                cfg.warm_start or "none",
+                                f"{cfg.learning_rate:g} / {cfg.ent_coef:g} / {cfg.clip_range:g}"]
