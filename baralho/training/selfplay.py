@@ -179,6 +179,8 @@ def act(policy, obs, mask, deterministic: bool = False):
     """Actions, their log-probabilities and the values, one forward pass, no gradient."""
     import torch
 
+    if len(obs) == 0:               # every env waits on an opponent this step
+        return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32)
     with torch.no_grad():
         logits, values = forward(policy, obs, mask)
         dist = torch.distributions.Categorical(logits=logits)
@@ -312,6 +314,8 @@ def clone_heuristic(policy, cfg: SelfPlayConfig, log) -> dict:
     with its seat's discounted return (the critic's target); then warm_start.fit."""
     from baralho.training.warm_start import Demonstrations, fit
 
+    log(f"warm start: the heuristic plays every seat of {cfg.num_envs} envs for {cfg.warm_start_steps:,} "
+        f"decisions (whole games)")
     venv = bv.make(cfg.env_id, cfg.num_envs, cfg.seed + 30_000, engine=cfg.engine, **cfg.env_config)
     obs, mask, seat = venv.reset()
     players = heuristics(cfg.env_id, venv.game, cfg.num_envs, cfg.seed + 30_000)

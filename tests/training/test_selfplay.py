@@ -115,6 +115,19 @@ def test_envs_do_not_mix_and_an_opponent_seat_still_ends_the_learners_decision()
     np.testing.assert_allclose(adv[[2, 4]], KNOWN["seat1"], atol=1e-6)
 
 
+def test_actions_stay_in_the_mask_and_an_empty_batch_is_no_forward_pass():
+    from baralho.agents.policy import build_policy
+
+    policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]))
+    mask = np.zeros((64, 18), np.int8)
+    mask[np.arange(64), np.arange(64) % 18] = 1
+    mask[::2, 5] = 1
+    for deterministic in (False, True):
+        actions, logp, values = sp.act(policy, np.random.default_rng(0).normal(size=(64, 298)), mask, deterministic)
+        assert mask[np.arange(64), actions].all() and (logp <= 0).all() and values.shape == (64,)
+    assert [len(x) for x in sp.act(policy, np.zeros((0, 298)), np.zeros((0, 18), np.int8))] == [0, 0, 0]
+
+
 def tiny(out, env_id="rodizio_v1", **kw):
     return sp.config_for(env_id, **{**dict(num_envs=16, rollout=8, decisions=1024, eval_every=512, eval_games=4,
                                            snapshot_every=256, net_arch=(16,), minibatch=64, epochs=1,
@@ -159,7 +172,10 @@ def test_a_tiny_run_on_the_reference_loop_with_a_warm_start(tmp_path):
     s = json.loads((out / "summary.json").read_text())
     assert s["engine"] == "reference" and s["decisions"] == 1024
     assert s["warm_start"]["steps"] >= 300 and 0 <= s["warm_start"]["accuracy"] <= 1
-    assert (out / "final.json").exists() and s["baseline"]["games"] == 4
+    assert s["baseline"]["games"] == 4 and s["seconds_this_invocation"]["heuristic"] > 0
+    from baralho.agents import make_agent
+
+    assert make_agent(f"ppo:{out / 'final'}", "chuche_v1").card["env_id"] == "chuche_v1"
 
 
 def test_resume_refuses_an_sb3_run_and_the_cli_runs_selfplay(tmp_path, capsys):
