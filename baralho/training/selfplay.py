@@ -26,7 +26,8 @@
 5. **PPO**: clipped ratio over the masked distribution, advantages normalised per
    minibatch, value loss, entropy bonus, gradient clipping.
 6. **League, evaluation, checkpoints.** Every ``snapshot_every`` decisions a frozen copy
-   joins the league (``out/pool``, the newest ``league_size`` play). Every ``eval_every``
+   joins the league (``out/pool``, the newest ``league_size`` play; after a warm start the
+   clone is its first member). Every ``eval_every``
    decisions, and at the end, the policy (deterministic, as ``ppo:`` plays) meets the
    heuristic on ``eval_games`` deals from every seat (so 2 players: 2 x eval_games games),
    with a Wilson 95% CI, beside heuristic-vs-heuristic on the same deals (the bar for
@@ -449,8 +450,14 @@ def train(cfg: SelfPlayConfig) -> Path:
     if cfg.warm_start and not cfg.resume:
         counters["warm_start"] = clone_heuristic(policy, cfg, log)
         policy.set_training_mode(False)
+        if cfg.league_size:                  # the clone is the league's first opponent
+            counters["snapshots"] += 1
+            save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id,
+                        cfg.env_config, run_id=run_id, decisions=0, clone_of="heuristic")
+            league.append(copy.deepcopy(policy))
     if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
+    writer.add_scalar("eval/heuristic_vs_heuristic", counters["baseline"]["win_rate"], counters["decisions"])
 
     # the batch; a resumed run deals on from a seed of its own
     venv = bv.make(cfg.env_id, cfg.num_envs, cfg.seed + 7919 * counters["updates"], engine=cfg.engine,
@@ -531,6 +538,8 @@ def train(cfg: SelfPlayConfig) -> Path:
                 writer.add_scalar(f"ppo/{key}", value, step)
             elapsed = seconds_before + time.perf_counter() - start
             writer.add_scalar("throughput/decisions_per_s", step / max(elapsed, 1e-9), step)
+            writer.add_scalar("throughput/learner_decisions", counters["learner_decisions"], step)
+            writer.add_scalar("league/size", len(league), step)
 
             # 3. the league, evaluation and a checkpoint
             if cfg.snapshot_every and step - counters["last_snapshot"] >= cfg.snapshot_every:
@@ -550,6 +559,7 @@ def train(cfg: SelfPlayConfig) -> Path:
                 counters["last_eval"] = step
                 writer.add_scalar("eval/win_rate_vs_heuristic", result["win_rate"], step)
                 writer.add_scalar("eval/ci_low", result["ci_low"], step)
+                writer.add_scalar("eval/ci_high", result["ci_high"], step)
                 counters["seconds"] = seconds_before + time.perf_counter() - start
                 counters["policy_card"] = dict(decisions=step)
                 save_checkpoint(out, policy, optimizer, counters, cfg, run_id)

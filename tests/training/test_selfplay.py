@@ -171,6 +171,8 @@ def test_a_tiny_run_on_the_reference_loop_with_a_warm_start(tmp_path):
                         warm_start_steps=300, warm_start_epochs=1))
     s = json.loads((out / "summary.json").read_text())
     assert s["engine"] == "reference" and s["decisions"] == 1024
+    first = json.loads((out / "pool" / "snapshot_0001.json").read_text())
+    assert first["clone_of"] == "heuristic" and first["decisions"] == 0
     assert s["warm_start"]["steps"] >= 300 and 0 <= s["warm_start"]["accuracy"] <= 1
     assert s["baseline"]["games"] == 4 and s["seconds_this_invocation"]["heuristic"] > 0
     from baralho.agents import make_agent
