@@ -433,8 +433,13 @@ def train(cfg: SelfPlayConfig) -> Path:
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     out = Path(cfg.out)
+    baralho.make(cfg.env_id, **cfg.env_config)            # a bad config fails before --out is claimed
     manifest = claim_out(cfg, run_files=RUN_FILES, algo="selfplay")
     run_id = manifest["run_id"]
+    if cfg.resume and (out / "checkpoint" / "policy.json").exists():   # the run's own architecture
+        from baralho.agents.policy import read_card
+
+        cfg.net_arch = tuple(read_card(out / "checkpoint" / "policy")["net_arch"]["pi"])
     policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)))
     policy.set_training_mode(False)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)

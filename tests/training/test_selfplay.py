@@ -159,11 +159,14 @@ def test_a_tiny_run_on_the_compiled_engine_writes_a_loadable_policy_and_resumes(
     after = load_policy(out / "final", "rodizio_v1")[0].state_dict()
     assert all(np.array_equal(before[k], after[k]) for k in before)
     # resume with more: the counters, the league and the snapshot numbering go on
-    sp.train(tiny(tmp_path, decisions=3072, resume=True))
+    sp.train(tiny(tmp_path, decisions=3072, resume=True, net_arch=(32, 32)))    # the run's net, not this one
     s2 = json.loads((out / "summary.json").read_text())
     assert s2["decisions"] == 3072 and s2["updates"] == 24 and s2["learner_decisions"] > s["learner_decisions"]
     assert [e["decisions"] for e in s2["evals"]] == [512, 1024, 1536, 2048, 2560, 3072]
-    assert (out / "pool" / "snapshot_0012.json").exists()
+    assert (out / "pool" / "snapshot_0012.json").exists() and s2["config"]["net_arch"] == [16]
+    with pytest.raises(ValueError, match="num_players"):
+        sp.train(tiny(tmp_path / "bad", env_config={"num_players": 9}))
+    assert not (tmp_path / "bad" / "run.json").exists()
 
 
 def test_a_tiny_run_on_the_reference_loop_with_a_warm_start(tmp_path):
