@@ -232,7 +232,9 @@ class SeatBook:
         pending[done] = -1
 
     def carry(self, pending, capacity: int) -> SeatBook:
-        """A new book holding this one's open decisions (pending re-pointed to them)."""
+        """A new book holding this one's open decisions (pending re-pointed to them). They keep
+        the log-probabilities they were taken with, so PPO's ratio weighs them for the policy
+        that has been updated since."""
         nxt = SeatBook(capacity, self.obs.shape[1], self.mask.shape[1])
         keep = pending[pending >= 0]
         k = len(keep)
@@ -498,6 +500,8 @@ def train(cfg: SelfPlayConfig) -> Path:
     task = progress.add_task(f"{cfg.env_id} self-play", total=cfg.decisions, completed=counters["decisions"],
                              status="")
 
+    last_eval = ""
+
     def out_of_time() -> bool:
         return cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes
 
@@ -568,9 +572,10 @@ def train(cfg: SelfPlayConfig) -> Path:
                 counters["seconds"] = seconds_before + time.perf_counter() - start
                 counters["policy_card"] = dict(decisions=step)
                 save_checkpoint(out, policy, optimizer, counters, cfg, run_id)
-                progress.update(task, status=f"vs heuristic {result['win_rate']:.3f} "
-                                             f"[{result['ci_low']:.3f}, {result['ci_high']:.3f}]")
-            progress.update(task, completed=min(step, cfg.decisions))
+                last_eval = (f"vs heuristic {result['win_rate']:.3f} "
+                             f"[{result['ci_low']:.3f}, {result['ci_high']:.3f}] · ")
+            progress.update(task, completed=min(step, cfg.decisions),
+                            status=f"{last_eval}{step / max(elapsed, 1e-9):,.0f} decisions/s")
     writer.close()
 
     # 4. the policy and the run's figures
