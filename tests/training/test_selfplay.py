@@ -115,6 +115,33 @@ def test_envs_do_not_mix_and_an_opponent_seat_still_ends_the_learners_decision()
     np.testing.assert_allclose(adv[[2, 4]], KNOWN["seat1"], atol=1e-6)
 
 
+def test_in_real_play_each_seat_is_credited_its_own_game_return_once():
+    import baralho.vector as bv
+
+    B, P, T = 24, 3, 90
+    venv = bv.make("rodizio_v1", B, seed=4, num_players=P)
+    obs, mask, seat = venv.reset()
+    b, pending = sp.SeatBook(B * T, venv.obs_size, venv.num_actions), np.full((B, P), -1)
+    game, owner, returns = np.zeros(B, int), [], {}
+    rng = np.random.default_rng(0)
+    for _ in range(T):
+        action = (rng.random(mask.shape) * mask).argmax(1)
+        owner += [(e, game[e], seat[e]) for e in range(B)]
+        b.decide(pending, np.arange(B), seat, obs, mask, action, np.zeros(B), np.zeros(B))
+        obs, mask, seat, rewards, done = venv.step(action)
+        for e in range(B):
+            for s in range(P):
+                returns[e, game[e], s] = returns.get((e, game[e], s), 0.0) + rewards[e, s]
+        b.credit(pending, rewards, done)
+        game[done] += 1
+    finished = {key for key in set(owner) if key[1] < game[key[0]]}
+    assert len(finished) > 3 * B
+    for key in finished:
+        rows = [i for i, o in enumerate(owner) if o == key]
+        assert b.closed[rows].all() and b.terminal[rows].sum() == 1 and b.terminal[rows[-1]]
+        assert b.reward[rows].sum() == returns[key] and returns[key] in (-1, 1)
+
+
 def test_actions_stay_in_the_mask_and_an_empty_batch_is_no_forward_pass():
     from baralho.agents.policy import build_policy
 
