@@ -1,7 +1,7 @@
 """Batched self-play PPO over ``baralho.vector``, top to bottom (CleanRL style).
 
     baralho train rodizio_v1                                  # --algo selfplay is the default
-    baralho train scala40_v1 --max-minutes 60 --seed 0 --out runs/scala40
+    baralho train scala40_v1 --seed 0 --out runs/scala40
     baralho train scala40_v1 --out runs/scala40 --resume      # continue that run
     tensorboard --logdir runs/scala40/tb
 
@@ -36,8 +36,10 @@
 7. ``out/final.json`` + ``final.npz`` is the policy; ``out/summary.json`` the run's figures,
    including its throughput: env decisions and learner decisions per second, whole run.
 
-Per-game defaults (``DEFAULTS``; flags override; starting points chosen from the games'
-sizes, not yet tuned by measured runs):
+Every game: learning stops after 55 minutes (``--max-minutes``) or 50M env decisions
+(``--timesteps``), whichever comes first, then the final evaluation and save. Per-game
+defaults (``DEFAULTS``; flags override; starting points chosen from the games' sizes, not
+yet tuned by measured runs):
 
 | env | engine | num_envs | rollout | net | gamma | self / heuristic / league | warm start | lr / entropy / clip |
 |---|---|---:|---:|---|---:|---|---|---|
@@ -81,8 +83,9 @@ class SelfPlayConfig:
     engine: str | None = None          # None: compiled where the game has one
     num_envs: int = 64
     rollout: int = 64                  # env steps per env between updates
-    decisions: int = 5_000_000         # budget: env decisions (every seat's) stepped
-    max_minutes: float | None = None   # wall budget of this invocation, warm start and evals included
+    decisions: int = 50_000_000        # budget: env decisions (every seat's) stepped
+    max_minutes: float | None = 55.0   # wall budget of this invocation, warm start and evals included;
+                                       # the final evaluation and save follow (a run in under an hour)
     learning_rate: float = 3e-4
     gamma: float = 0.99
     gae_lambda: float = 0.95
