@@ -43,8 +43,11 @@ def _register_gym_ids() -> None:
 
     for env_id in ENV_IDS:
         if gym_id(env_id) not in gymnasium.registry:
+            # no OrderEnforcing / PassiveEnvChecker: the env makes those checks itself, and
+            # without a wrapper gymnasium.make(...).action_masks() is reachable (gymnasium 1.x
+            # wrappers do not forward attributes)
             gymnasium.register(id=gym_id(env_id), entry_point="baralho.training.single_agent:SingleAgentEnv",
-                               kwargs={"env_id": env_id})
+                               kwargs={"env_id": env_id}, order_enforce=False, disable_env_checker=True)
 
 
 def env_module(env_id: str) -> ModuleType:

@@ -104,11 +104,73 @@ def test_bad_seat_and_empty_pool_are_refused():
 
 
 @pytest.mark.parametrize("env_id", baralho.ENV_IDS)
-def test_gymnasium_checker_and_registered_id(env_id):
+def test_gymnasium_and_sb3_checkers_pass_with_penalize(env_id):
+    """README and the module docstring say check_env needs illegal_action="penalize"
+    (the checkers sample without the mask); with it both pass, render modes included."""
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
     env = gym.make(baralho.gym_id(env_id), opponents=["random"], illegal_action="penalize")
-    check_env(env.unwrapped, skip_render_check=True)
+    check_env(env)
+    sb3_check_env(env)
     env.reset(seed=0)
-    assert env.unwrapped.action_masks().any()
+    assert env.action_masks().any()
+
+
+def test_checker_without_penalize_fails_with_a_message_naming_it():
+    env = gym.make("baralho/Rodizio-v1", opponents=["random"])
+    with pytest.raises(ValueError, match="illegal action .*needs illegal_action='penalize'"):
+        for seed in range(50):           # sample without the mask until an illegal action
+            env.reset(seed=seed)
+            env.action_space.seed(seed)
+            env.step(env.action_space.sample())
+
+
+def test_mask_in_info_and_action_masks_through_gym_make():
+    env = gym.make("baralho/Rodizio-v1", opponents=["random"], num_players=3)
+    assert env.action_masks is not None and env.unwrapped is env   # no wrapper hides action_masks
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while True:
+            mask = info["action_mask"]
+            assert mask.dtype == np.int8 and mask.shape == (18,)
+            np.testing.assert_array_equal(mask.astype(bool), env.action_masks())
+            if done:
+                assert mask.all(), "no move left: an all-ones mask (all zeros breaks masked softmax)"
+                break
+            np.testing.assert_array_equal(mask, env.aec.observe(env.learner)["action_mask"])
+            obs, _, done, _, info = env.step(int(np.flatnonzero(mask)[-1]))
+    # through any further wrapper, as SB3's vector envs reach it
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    wrapped = gym.wrappers.TimeLimit(gym.make("baralho/Rodizio-v1"), 100)
+    wrapped.reset(seed=0)
+    np.testing.assert_array_equal(wrapped.get_wrapper_attr("action_masks")(), wrapped.unwrapped.action_masks())
+    vec = DummyVecEnv([lambda: gym.make("baralho/Rodizio-v1")])
+    vec.reset()
+    assert get_action_masks(vec).shape == (1, 18)
+
+
+def test_gym_view_render_modes_are_the_aec_envs():
+    env = gym.make("baralho/Rodizio-v1")
+    assert env.metadata["render_modes"] == baralho.make("rodizio_v1").metadata["render_modes"]
+    assert "rgb_array" in env.metadata["render_modes"] and "human" in env.metadata["render_modes"]
+    picture = gym.make("baralho/Rodizio-v1", render_mode="rgb_array")
+    picture.reset(seed=0)
+    frame = picture.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    text = gym.make("baralho/Rodizio-v1", render_mode="ansi")
+    text.reset(seed=0)
+    assert "Rodízio" in text.render()
+
+
+def test_step_before_reset_is_a_clear_error():
+    env = gym.make("baralho/Rodizio-v1")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.action_masks()
 
 
 def test_tiny_training_run_end_to_end(tmp_path):
