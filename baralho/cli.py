@@ -138,15 +138,17 @@ def replay(args: argparse.Namespace) -> int:
     from baralho.training import records
 
     rec = records.load(args.record)
+    view = int(args.view) if args.view.isdigit() else args.view     # -v and --images show the same view
     steps = 0
     for env in records.replay(rec, render_mode="ansi"):
         if args.verbose:
+            env.unwrapped.render_view = view
             print(env.render(), "\n")
         steps += 1
     print(f"{rec.env_id} {rec.config} seed {rec.seed}: {len(rec.actions)} moves replayed exactly; "
           f"returns {rec.returns}")
     if args.images:
-        print(f"wrote {records.to_images(rec, args.images, every=args.every)}")
+        print(f"wrote {records.to_images(rec, args.images, every=args.every, view=view)}")
     return 0
 
 
@@ -295,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--images", default=None,
                    help="also draw it: a .gif animation or a .png strip of frames (default: none)")
     p.add_argument("--every", type=int, default=1, help="a frame every N moves")
+    p.add_argument("--view", default="omniscient",
+                   help="what -v and --images show: omniscient (every card), current (the acting player's "
+                        "view) or a seat number")
     p.set_defaults(func=replay)
     return parser
 

@@ -8,6 +8,7 @@ import io
 import json
 from contextlib import redirect_stdout
 
+import numpy as np
 import pytest
 
 import baralho
@@ -94,3 +95,20 @@ def test_tournament_report_is_json_and_duplicate_agents_get_distinct_rows(tmp_pa
     assert [a["agent"] for a in summary["agents"]] == ["random", "random (2)"]
     assert summary["head_to_head"][0][0] is None                  # an agent never meets itself
     assert "| random (2) |" in out.getvalue()
+
+
+def test_replay_text_and_pictures_show_the_same_view(tmp_path, monkeypatch, capsys):
+    from baralho.training import records
+
+    rng = np.random.default_rng(0)
+    rec = records.play_and_record("rodizio_v1", {}, 3,
+                                  lambda env, agent, obs: rng.choice(np.flatnonzero(obs["action_mask"])))
+    path = rec.save(tmp_path / "r.json")
+    views = []
+    monkeypatch.setattr(records, "to_images", lambda rec, out, every, view: views.append(view) or out)
+    assert main(["replay", str(path), "-v", "--images", str(tmp_path / "g.gif")]) == 0
+    text = capsys.readouterr().out
+    assert "omniscient" in text and "'s view" not in text and views == ["omniscient"]
+    assert main(["replay", str(path), "-v", "--view", "1", "--images", str(tmp_path / "g.gif")]) == 0
+    text = capsys.readouterr().out
+    assert "player_1's view" in text and "omniscient" not in text and views[-1] == 1
