@@ -3,7 +3,15 @@ checker, the registered ids, and a tiny end-to-end training run."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -183,6 +191,59 @@ def test_tiny_training_run_end_to_end(tmp_path):
     assert len(curve) >= 2 and 0 <= curve[-1]["vs_heuristic"] <= 1
     assert (out / "final.zip").exists() and (out / "curve.png").stat().st_size > 1000
     assert list((out / "pool").glob("snapshot_*.zip"))
+    from baralho.agents import make_agent
+
+    agent = make_agent(f"ppo:{out / 'final.zip'}", "rodizio_v1")
+    env = baralho.make("rodizio_v1")
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs, env.agent_selection)]
+
+
+def test_training_prints_evaluations_and_a_final_table_with_cis_and_the_chance_level(tmp_path, capsys):
+    from baralho.training.train import main
+
+    args = argparse.Namespace(
+        env_id="rodizio_v1", timesteps=256, seed=0, n_envs=1, vec="dummy", eval_every=128, eval_games=6,
+        snapshot_every=128, out=str(tmp_path), max_minutes=None, warm_start=None, warm_start_steps=None,
+        warm_start_epochs=None, learning_rate=None, ent_coef=None, clip_range=None, config={}, quiet=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)   # SB3's "not the same type" on every run
+        assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "       128 timesteps: win rate vs random" in out and "       256 timesteps:" in out
+    final = json.loads((tmp_path / "curve.json").read_text())["curve"][-1]
+    assert 0 <= final["chance_vs_random"] <= 1 and len(final["ci95_vs_heuristic"]) == 2
+    row = next(ln for ln in out.splitlines() if ln.startswith("| random |"))
+    assert row.count("|") == 5 and f"{final['chance_vs_random']:.3f}" in row and "[" in row
+    assert "chance level" in out
+
+
+def test_ctrl_c_saves_a_usable_model_and_the_curve_and_exits_cleanly(tmp_path):
+    """A real Ctrl-C: SIGINT to the whole process group (the trainer and its SubprocVecEnv
+    workers), as a terminal sends it, once the first evaluation line is out."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "baralho", "train", "rodizio_v1", "--timesteps", "10000000", "--n-envs", "2",
+           "--vec", "subproc", "--eval-every", "256", "--eval-games", "4", "--snapshot-every", "100000000",
+           "--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + 300
+        for line in proc.stdout:
+            if "timesteps: win rate" in line or time.monotonic() > deadline:
+                break
+        os.killpg(proc.pid, signal.SIGINT)
+        rest, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err[-3000:]
+    assert "Traceback" not in err, err[-3000:]
+    assert "interrupted at" in rest and "| heuristic |" in rest
+    report = json.loads((out / "curve.json").read_text())
+    assert report["interrupted"] and 0 < report["curve"][-1]["timesteps"] < 10_000_000
     from baralho.agents import make_agent
 
     agent = make_agent(f"ppo:{out / 'final.zip'}", "rodizio_v1")
