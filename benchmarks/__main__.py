@@ -72,18 +72,27 @@ def profile_step(env_id: str, seconds: float) -> str:
     return "\n".join(["| function | calls | own time |", "|---|---:|---:|", *rows])
 
 
+def chart_label(row: dict) -> str:
+    """A bar's label: the env and its config as key=value (values alone, "3,hand", said nothing)."""
+    config = row.get("config") or {}
+    return row["env"] + ("" if not config else " " + ",".join(f"{k}={v}" for k, v in config.items()))
+
+
 def chart(rows: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [r["env"] + ("" if not r["config"] else " " + ",".join(f"{v}" for v in r["config"].values()))
-              for r in rows]
+    labels = [chart_label(r) for r in rows]
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.2))
-    colors = ["#888" if r.get("kind") == "floor" else "#c66" if r.get("kind") == "peer" else "#3a7"
-              for r in rows]
+    kinds = {"floor": ("#888", "adapter floor"), "peer": ("#c66", "peer")}
+    colors = [kinds.get(r.get("kind"), ("#3a7", ""))[0] for r in rows]
     ax.barh(range(len(rows)), [r["sps"] for r in rows], color=colors)
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color="#3a7", label="baralho env")] + [Patch(color=c, label=n) for c, n in kinds.values()],
+              fontsize=7, loc="lower right")
     ax.set_yticks(range(len(rows)), labels, fontsize=7)
     ax.invert_yaxis()
     ax.set_xscale("log")

@@ -216,3 +216,13 @@ def test_rgb_array_is_advertised_only_when_pillow_is_installed(monkeypatch):
     with pytest.raises(ValueError, match=r"rgb_array needs Pillow: pip install \"baralho\[render\]\""):
         baralho.make("rodizio_v1", render_mode="rgb_array")
     render_test(lambda render_mode=None: baralho.make("rodizio_v1", render_mode=render_mode))
+
+
+def test_decode_takes_the_observation_dict_or_its_vector():
+    env = fresh(num_players=3)
+    obs = env.observe(env.agent_selection)
+    layout = env.unwrapped.game.obs_layout
+    by_dict, by_vector = layout.decode(obs), layout.decode(obs["observation"])
+    assert by_dict.keys() == by_vector.keys()
+    for name in by_dict:
+        np.testing.assert_array_equal(by_dict[name], by_vector[name])

@@ -65,3 +65,11 @@ def test_a_quick_run_does_not_overwrite_the_committed_results_by_default():
     quick = default_out(quick=True)
     assert quick.resolve() != (HERE / "RESULTS.md").resolve() and quick.parent.resolve() != HERE.resolve()
     assert quick.parts[0] == "runs" and "runs/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_chart_labels_name_their_config_keys():
+    from benchmarks.__main__ import chart_label
+
+    assert chart_label({"env": "scala40_v1", "config": {"num_players": 3, "scope": "hand"}}) == \
+        "scala40_v1 num_players=3,scope=hand"
+    assert chart_label({"env": "rodizio_v1", "config": {}}) == "rodizio_v1"
