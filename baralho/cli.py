@@ -272,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="less output")
     p.set_defaults(func=train_rllib)
     p = command("evaluate", "a trained model against an opponent: win rates with 95%% CIs")
-    p.add_argument("model", help="a policy card (.json, written by baralho train), or an agent spec: ppo (the zoo model) or ppo:PATH")
+    p.add_argument("model", help="a policy card (.json, written by baralho train), or an agent spec: "
+                                 "ppo (the zoo model) or ppo:PATH")
     p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
     p.add_argument("--opponent", default="heuristic", help="agent spec: " + AGENT_SPECS)
     p.add_argument("--games", type=positive(int), default=200, help="games to play")
@@ -308,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what -v and --images show: omniscient (every card), current (the acting player's "
                         "view) or a seat number")
     p.add_argument("--deck", default=None,
-                   help="the deck file of a record played with a custom deck (checked against its hash) (default: none)")
+                   help="the deck file of a record played with a custom deck (checked against its hash)")
     p.set_defaults(func=replay)
     return parser
 

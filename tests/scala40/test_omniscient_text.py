@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from baralho.envs.scala40.render import card_name
+
 import baralho
 from baralho.envs.scala40.actions import DRAW_STOCK
-from baralho.envs.scala40.render import card_name
 
 
 def test_omniscient_view_names_the_card_the_next_draw_takes():
