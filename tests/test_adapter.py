@@ -12,7 +12,7 @@ from baralho.core.null import null_env
 
 
 def fresh(**kw):
-    env = baralho.make("rodizio_v1", **kw)
+    env = baralho.make("rodizio_v1", **{"engine": "reference", **kw})
     env.reset(seed=3)
     return env
 

@@ -51,7 +51,7 @@ def test_terminal_reward_reaches_the_learner_when_the_comilao_ends_the_game():
     # 2 players: learner (seat 0) serves, the opponent serves, then the Comilão
     # eats the card that leaves 3 in the centre: the game ends on a move that
     # is not the learner's, and the learner's step must still return its reward.
-    env = SingleAgentEnv("rodizio_v1", opponents=[Scripted([2])], seat=0)
+    env = SingleAgentEnv("rodizio_v1", opponents=[Scripted([2])], seat=0, engine="reference")
     env.reset(seed=0)
     P = 17
     # centre: [12] [16, 14] [P, 9]. Learner serves plate 0: 12 over 14, eats 14 (4 left).
@@ -67,7 +67,7 @@ def test_terminal_reward_reaches_the_learner_when_the_comilao_ends_the_game():
 
 
 def test_terminal_reward_when_the_learner_ends_the_game():
-    env = SingleAgentEnv("rodizio_v1", opponents=["random"], seat=0, num_players=3)
+    env = SingleAgentEnv("rodizio_v1", opponents=["random"], seat=0, num_players=3, engine="reference")
     env.reset(seed=0)
     P = 17
     with_position(env, [[16], [P, 14], [12]], [[9], [10, 8], [0, 1, 2, 3, 4, 5, 6, 7]])
@@ -246,7 +246,7 @@ def test_ctrl_c_saves_a_usable_model_and_the_curve_and_exits_cleanly(tmp_path):
     assert report["interrupted"] and 0 < report["curve"][-1]["timesteps"] < 10_000_000
     from baralho.agents import make_agent
 
-    agent = make_agent(f"ppo:{out / 'final.zip'}", "rodizio_v1")
+    agent = make_agent(f"ppo:{out / 'final.json'}", "rodizio_v1")
     env = baralho.make("rodizio_v1")
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
