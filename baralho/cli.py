@@ -1,4 +1,4 @@
-"""The ``baralho`` command line: demo, tournament, train, train-rllib, evaluate, play, replay."""
+"""The baralho command line: demo, tournament, train, train-rllib, evaluate, play, replay."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import baralho
 
 def demo(args: argparse.Namespace) -> int:
     """Play one random-vs-random game, printing the table after every move."""
-    config = {"num_players": args.players} if args.players else {}
+    config = with_players({}, args.players)
     env = baralho.make(args.env_id, render_mode="ansi", render_view="omniscient", **config)
     env.reset(seed=args.seed)
     game, rng = env.unwrapped.game, np.random.default_rng(args.seed)
@@ -33,18 +33,35 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
+PYTHON_LITERALS = {"True": True, "False": False, "None": None}
+
+
 def parse_config(items: list[str]) -> dict:
-    """``key=value`` pairs; values are JSON where they parse (true, 3, 0.5), else strings."""
+    """``key=value`` pairs; values are JSON where they parse (true, 3, 0.5), Python's
+    True / False / None as what they say, else strings."""
     config = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--config takes key=value pairs, got {item!r}")
+        if value in PYTHON_LITERALS:
+            config[key] = PYTHON_LITERALS[value]
+            continue
         try:
             config[key] = json.loads(value)
         except json.JSONDecodeError:
             config[key] = value
     return config
+
+
+def with_players(config: dict, players: int | None) -> dict:
+    """``--players N`` as ``num_players``; refused when ``--config num_players`` says otherwise."""
+    if players is None:
+        return config
+    if "num_players" in config and config["num_players"] != players:
+        raise ValueError(f"--players {players} and --config num_players={config['num_players']} disagree; "
+                         f"give one of them")
+    return {**config, "num_players": players}
 
 
 def positive(kind: type) -> Callable[[str], int | float]:
@@ -65,6 +82,12 @@ def tournament(args: argparse.Namespace) -> int:
     from baralho.training import tournament as t
 
     args.config = parse_config(args.config)
+    if "num_players" in args.config:       # the tournament sets num_players from --players
+        n = args.config.pop("num_players")
+        if args.players is not None and t.parse_players(args.players) != [n]:
+            raise ValueError(f"--players {args.players} and --config num_players={n} disagree; give one of them")
+        args.players = str(n)
+    args.players = args.players or "2"
     return t.main(args)
 
 
@@ -87,63 +110,108 @@ def train_rllib(args: argparse.Namespace) -> int:
         print(f"baralho: train-rllib needs Ray RLlib ({err}); install it with: pip install 'baralho[rllib]'",
               file=sys.stderr)
         return 2
-    args.config = parse_config(args.config)
+    args.config = with_players(parse_config(args.config), args.players)
     return t.main(args)
+
+
+def model_spec(model: str) -> str:
+    """evaluate's MODEL: a zip path, or an agent spec as tournament takes (ppo, ppo:PATH)."""
+    return model if model == "ppo" or model.startswith("ppo:") else f"ppo:{model}"
 
 
 def evaluate(args: argparse.Namespace) -> int:
     from baralho.training import tournament as t
 
-    specs = [f"ppo:{args.model}", args.opponent]
-    results = t.run(args.env_id, specs, args.games, args.players, parse_config(args.config), args.seed,
+    config = with_players(parse_config(args.config), args.players)
+    players = config.pop("num_players", 2)
+    specs = [model_spec(args.model), args.opponent]
+    results = t.run(args.env_id, specs, args.games, players, config, args.seed,
                     args.workers, progress=not args.quiet)
-    print(t.markdown(args.env_id, args.players, t.summarize(results, specs), specs))
+    print(t.markdown(args.env_id, players, t.summarize(results, specs), specs))
     return 0
 
 
 def play(args: argparse.Namespace) -> int:
     from baralho.training.play import play as run
 
-    return run(args.env_id, args.seat, args.opponents, parse_config(args.config), args.seed,
-               record_path=args.record)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    return run(args.env_id, args.seat, args.opponents, with_players(parse_config(args.config), args.players),
+               seed, record_path=args.record, auto=not args.no_auto)
 
 
 def replay(args: argparse.Namespace) -> int:
     from baralho.training import records
 
     rec = records.load(args.record)
+    view = int(args.view) if args.view.isdigit() else args.view     # -v and --images show the same view
     steps = 0
     for env in records.replay(rec, render_mode="ansi", deck=args.deck):
         if args.verbose:
+            env.unwrapped.render_view = view
             print(env.render(), "\n")
         steps += 1
     print(f"{rec.env_id} {rec.config} seed {rec.seed}: {len(rec.actions)} moves replayed exactly; "
           f"returns {rec.returns}")
     if args.images:
-        print(f"wrote {records.to_images(rec, args.images, every=args.every, deck=args.deck)}")
+        print(f"wrote {records.to_images(rec, args.images, every=args.every, deck=args.deck, view=view)}")
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="baralho", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("demo", help="print a random-vs-random game")
-    p.add_argument("env_id", nargs="?", default="rodizio_v1", choices=baralho.ENV_IDS)
-    p.add_argument("--players", type=int, default=None)
-    p.add_argument("--seed", type=int, default=0)
+AGENT_SPECS = ("random · heuristic (the game's rule-based player) · ismcts:N (N simulations a move) · "
+               "ismcts:Ts (T seconds a move) · ismcts:N:h (heuristic rollouts) · ismcts:N:g (guided: the "
+               "heuristic proposes, the search checks key decisions) · ppo (the env's zoo model) · "
+               "ppo:PATH (a policy card .json written by baralho train)")
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, unless the default is None (the help
+    then says what happens) or a flag's False."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("%(default)" in text or default is None or default is False or default == argparse.SUPPRESS
+                or not action.option_strings
+                or isinstance(action, argparse._VersionAction)):
+            return text
+        shown = (" ".join(map(str, default)) or "none") if isinstance(default, list) else default
+        return f"{text} (default: {shown})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="baralho", formatter_class=HelpFormatter,
+        description="Card games for multi-agent RL: play, train, evaluate and compare agents.",
+        epilog="Envs: " + ", ".join(baralho.ENV_IDS) + ". `baralho COMMAND --help` shows a command's options.")
+    parser.add_argument("--version", action="version", version=f"baralho {baralho.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
+        # help is %-formatted by argparse, a description is not
+        return sub.add_parser(name, help=help, description=description or help.replace("%%", "%"),
+                              formatter_class=HelpFormatter)
+
+    def config_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE",
+                       help="env options, e.g. spicy=true num_players=3 (see help(baralho.env_module(ENV)))")
+
+    p = command("demo", "print a random-vs-random game")
+    p.add_argument("env_id", nargs="?", default="rodizio_v1", choices=baralho.ENV_IDS, help="the env")
+    p.add_argument("--players", type=int, default=None, help="player count (default: the env's)")
+    p.add_argument("--seed", type=int, default=0, help="deal seed")
     p.set_defaults(func=demo)
-    p = sub.add_parser("tournament", help="a ladder: win rates with 95%% CIs, head to head, ratings")
-    p.add_argument("env_id", choices=baralho.ENV_IDS)
-    p.add_argument("--agents", nargs="+", required=True,
-                   help="agent specs: random, heuristic, ismcts:200, ismcts:0.5s, ppo:PATH")
+    p = command("tournament", "a ladder: win rates with 95%% CIs, head to head, ratings")
+    p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help="agent specs: " + AGENT_SPECS)
     p.add_argument("--games", type=positive(int), default=200, help="at least this many games per player count")
-    p.add_argument("--players", default="2", help="a count, a list 2,3 or a range 2..5")
-    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", default=None,
+                   help="a count, a list 2,3 or a range 2..5 (default: --config num_players, else 2)")
+    config_option(p)
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (every deal's seed follows from it)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: 2 cores)")
     p.add_argument("--out", default="runs/tournament", help="where the .md, .json and .png go")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--records", default=None, help="save every game's record (JSON) in this folder")
+    p.add_argument("--records", default=None, help="save every game's record (JSON) in this folder (default: none)")
     p.add_argument("--resume", action="store_true",
                    help="with --records: count the games already recorded there (same command; each is "
                         "checked and replayed) and play only the rest, e.g. after an interruption or with "
@@ -152,88 +220,117 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --resume: play every recorded game again with its agents and refuse a record "
                         "whose moves are not theirs (as slow as playing; needs simulation budgets, not seconds)")
     p.set_defaults(func=tournament)
-    p = sub.add_parser("train", help="PPO self-play: batched over baralho.vector (default), or SB3's MaskablePPO")
-    p.add_argument("env_id", choices=baralho.ENV_IDS)
+    p = command("train", "PPO self-play: batched over baralho.vector (training/selfplay.py), or SB3's MaskablePPO")
+    p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
     p.add_argument("--algo", choices=["selfplay", "sb3"], default="selfplay",
-                   help="selfplay (default): batched self-play PPO with a league (training/selfplay.py, "
-                        "per-game defaults there); sb3: sb3-contrib's MaskablePPO (training/train.py)")
+                   help="selfplay: batched self-play PPO with a league (training/selfplay.py, per-game defaults "
+                        "there); sb3: sb3-contrib's MaskablePPO (training/train.py) (default: selfplay)")
     p.add_argument("--engine", choices=["compiled", "reference"], default=None,
                    help="selfplay: the vector engine (default: compiled where the game has one)")
     p.add_argument("--timesteps", type=int, default=None,
-                   help="sb3: learner timesteps; selfplay: env decisions (default: per game)")
-    p.add_argument("--seed", type=int, default=None)
+                   help="sb3: learner env steps to learn; selfplay: env decisions, every seat's "
+                        "(default: per game, training/train.py or training/selfplay.py)")
+    p.add_argument("--seed", type=int, default=None, help="training seed (default: 0)")
     p.add_argument("--n-envs", dest="n_envs", type=int, default=None,
-                   help="parallel envs (sb3 default 2; selfplay: the batch, per game)")
+                   help="parallel envs; selfplay: the batch (default: sb3 2, selfplay per game)")
     p.add_argument("--vec", choices=["subproc", "dummy"], default=None,
-                   help="SubprocVecEnv (default) or DummyVecEnv (cheap envs: the policy is the bottleneck)")
-    p.add_argument("--eval-every", dest="eval_every", type=int, default=None)
-    p.add_argument("--eval-games", dest="eval_games", type=int, default=None)
-    p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None)
+                   help="SubprocVecEnv or DummyVecEnv (cheap envs: the policy is the bottleneck) (default: subproc)")
+    p.add_argument("--eval-every", dest="eval_every", type=int, default=None,
+                   help="timesteps (selfplay: decisions) between evaluations (default: per game, "
+                        "training/train.py or training/selfplay.py)")
+    p.add_argument("--eval-games", dest="eval_games", type=int, default=None,
+                   help="games per evaluation (selfplay: deals, each played from every seat) (default: per "
+                        "game, training/train.py or training/selfplay.py)")
+    p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None,
+                   help="timesteps (selfplay: decisions) between self-play snapshots (default: per game, "
+                        "training/train.py or training/selfplay.py)")
     p.add_argument("--max-minutes", dest="max_minutes", type=float, default=None,
-                   help="wall-clock budget: stop learning after this many minutes (then evaluate and save)")
+                   help="wall-clock budget: stop learning after this many minutes, then evaluate and save "
+                        "(default: sb3 no limit, selfplay 55)")
     p.add_argument("--warm-start", dest="warm_start", choices=["heuristic", "none"], default=None,
-                   help="before PPO, fit the policy to the heuristic's moves (behaviour cloning); sb3 then "
-                        "fine-tunes with lr 1e-4, no entropy bonus, clip 0.1, heuristic opponent weighted x3; "
-                        "selfplay: on by default where its table says so, 'none' turns it off")
+                   help="before PPO, fit the policy to the heuristic's moves (behaviour cloning); PPO then "
+                        "fine-tunes with lr 1e-4, no entropy bonus, clip 0.1 (sb3: heuristic opponent weighted "
+                        "x3); 'none' turns selfplay's per-game one off (default: sb3 none, selfplay per game)")
     p.add_argument("--warm-start-steps", dest="warm_start_steps", type=positive(int), default=None,
-                   help="heuristic decisions to imitate (default 100000, ~1 minute)")
+                   help="heuristic decisions to imitate (default: 100000, ~1 minute)")
     p.add_argument("--warm-start-epochs", dest="warm_start_epochs", type=positive(int), default=None,
-                   help="supervised passes over them (default 10)")
-    p.add_argument("--learning-rate", dest="learning_rate", type=positive(float), default=None)
-    p.add_argument("--ent-coef", dest="ent_coef", type=float, default=None, help="entropy bonus")
-    p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None, help="PPO's clip")
-    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
-    p.add_argument("--out", default=None, help="output folder (default runs/selfplay, sb3: runs/train)")
+                   help="supervised passes over them (default: 10; selfplay 5)")
+    p.add_argument("--learning-rate", dest="learning_rate", type=positive(float), default=None,
+                   help="Adam's learning rate (default: 3e-4; 1e-4 after --warm-start)")
+    p.add_argument("--ent-coef", dest="ent_coef", type=float, default=None,
+                   help="entropy bonus (default: 0.01; 0 after --warm-start)")
+    p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None,
+                   help="PPO's clip (default: 0.2; 0.1 after --warm-start)")
+    config_option(p)
+    p.add_argument("--out", default=None, help="output folder (default: runs/selfplay; sb3 runs/train)")
     p.add_argument("--overwrite", action="store_true", default=None,
                    help="--out holds another run: clear its files and start a new run there")
     p.add_argument("--resume", action="store_true", default=None,
                    help="continue the run in --out (same env and config): its latest policy, its snapshot pool")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=train)
-    p = sub.add_parser("train-rllib", help="PPO self-play with Ray RLlib: one masked policy for every seat")
-    p.add_argument("env_id", choices=baralho.ENV_IDS)
-    p.add_argument("--iterations", type=int, default=10, help="PPO iterations (default 10)")
+    p = command("train-rllib", "PPO self-play with Ray RLlib: one masked policy for every seat")
+    p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
+    p.add_argument("--iterations", type=int, default=10, help="PPO iterations")
     p.add_argument("--num-env-runners", dest="num_env_runners", type=int, default=1,
-                   help="sampling processes, one CPU each (default 1; 0 samples in the driver)")
+                   help="sampling processes, one CPU each; 0 samples in the driver")
     p.add_argument("--envs-per-runner", dest="envs_per_runner", type=int, default=1,
-                   help="envs stepped together in each runner, batching the policy's forward pass (default 1)")
+                   help="envs stepped together in each runner, batching the policy's forward pass")
     p.add_argument("--train-batch-size", dest="train_batch_size", type=int, default=4000,
-                   help="env steps per iteration (default 4000)")
+                   help="env steps per iteration")
     p.add_argument("--address", default=None,
-                   help="a Ray cluster to join ('auto' on a cluster node, or ray://HEAD:10001); default: a local one")
-    p.add_argument("--players", type=int, default=None)
-    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--out", default="runs/rllib", help="checkpoint and history.json (default runs/rllib)")
-    p.add_argument("--quiet", action="store_true")
+                   help="a Ray cluster to join ('auto' on a cluster node, or ray://HEAD:10001) (default: a local one)")
+    p.add_argument("--players", type=int, default=None, help="player count (default: the env's)")
+    config_option(p)
+    p.add_argument("--seed", type=int, default=None, help="seed (default: random)")
+    p.add_argument("--out", default="runs/rllib", help="checkpoint and history.json")
+    p.add_argument("--quiet", action="store_true", help="less output")
     p.set_defaults(func=train_rllib)
-    p = sub.add_parser("evaluate", help="a trained model against an opponent: win rates with 95%% CIs")
-    p.add_argument("model")
-    p.add_argument("env_id", choices=baralho.ENV_IDS)
-    p.add_argument("--opponent", default="heuristic")
-    p.add_argument("--games", type=positive(int), default=200)
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--config", nargs="*", default=[])
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None)
-    p.add_argument("--quiet", action="store_true")
+    p = command("evaluate", "a trained model against an opponent: win rates with 95%% CIs")
+    p.add_argument("model", help="a policy card (.json, written by baralho train), or an agent spec: "
+                                 "ppo (the zoo model) or ppo:PATH")
+    p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
+    p.add_argument("--opponent", default="heuristic", help="agent spec: " + AGENT_SPECS)
+    p.add_argument("--games", type=positive(int), default=200, help="games to play")
+    p.add_argument("--players", type=int, default=None, help="player count (default: --config num_players, else 2)")
+    config_option(p)
+    p.add_argument("--seed", type=int, default=0, help="seed")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: 2 cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=evaluate)
-    p = sub.add_parser("play", help="play in the terminal against agents")
-    p.add_argument("env_id", choices=baralho.ENV_IDS)
-    p.add_argument("--seat", type=int, default=0)
-    p.add_argument("--opponents", nargs="+", default=["heuristic"])
-    p.add_argument("--config", nargs="*", default=[])
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--record", default=None, help="save the game record (JSON) here")
+    from baralho.training.play import HOW_TO_ANSWER
+
+    p = command("play", "play in the terminal against agents",
+                "Play in the terminal against agents. At your turn the legal moves are listed: "
+                + HOW_TO_ANSWER + ". Opponents' moves are narrated.")
+    p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
+    p.add_argument("--seat", type=int, default=0, help="your seat")
+    p.add_argument("--players", type=int, default=None, help="player count (default: the env's)")
+    p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+                   help="agent specs, used in turn for the other seats: " + AGENT_SPECS)
+    config_option(p)
+    p.add_argument("--seed", type=int, default=None, help="deal seed (default: a random one, printed)")
+    p.add_argument("--no-auto", dest="no_auto", action="store_true",
+                   help="ask even when only one move is legal (by default it is played for you)")
+    p.add_argument("--record", default=None, help="save the game record (JSON) here (default: none)")
     p.set_defaults(func=play)
-    p = sub.add_parser("replay", help="replay a game record exactly (refuses one that does not match)")
-    p.add_argument("record")
+    p = command("replay", "replay a game record exactly (refuses one that does not match)")
+    p.add_argument("record", help="a record saved by play --record or tournament --records")
     p.add_argument("--verbose", "-v", action="store_true", help="print the table after every move")
-    p.add_argument("--images", default=None, help="also draw it: a .gif animation or a .png strip of frames")
-    p.add_argument("--every", type=positive(int), default=1, help="a frame every N moves (default 1)")
+    p.add_argument("--images", default=None,
+                   help="also draw it: a .gif animation or a .png strip of frames (default: none)")
+    p.add_argument("--every", type=positive(int), default=1, help="a frame every N moves")
+    p.add_argument("--view", default="omniscient",
+                   help="what -v and --images show: omniscient (every card), current (the acting player's "
+                        "view) or a seat number")
     p.add_argument("--deck", default=None,
                    help="the deck file of a record played with a custom deck (checked against its hash)")
     p.set_defaults(func=replay)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -12,7 +12,7 @@ from baralho.core.null import null_env
 
 
 def fresh(**kw):
-    env = baralho.make("rodizio_v1", **kw)
+    env = baralho.make("rodizio_v1", **{"engine": "reference", **kw})
     env.reset(seed=3)
     return env
 
@@ -113,8 +113,27 @@ def test_masks_are_legal_for_the_actor_and_zero_for_others():
         mask = env.observe(agent)["action_mask"]
         assert mask.dtype == np.int8 and mask.shape == (18,)
         assert mask.any() == (agent == actor)
-        with pytest.raises(ValueError):
-            mask[0] = 1            # read-only: the adapter's cached mask cannot be corrupted
+
+
+def test_masks_handed_out_are_writable_copies_that_cannot_corrupt_the_env():
+    # torch.as_tensor warns on read-only arrays (sb3-contrib predict, AgileRL), and users
+    # edit masks in place; the env must still judge actions by the game's own mask.
+    env = fresh(num_players=3)
+    actor = env.agent_selection
+    mask = env.observe(actor)["action_mask"]
+    legal = np.flatnonzero(mask)
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    assert mask.flags.writeable
+    mask[:] = 0
+    mask[illegal] = 1                      # a user's edit: neither the next observe nor step sees it
+    np.testing.assert_array_equal(np.flatnonzero(env.observe(actor)["action_mask"]), legal)
+    with pytest.raises(ValueError, match="illegal"):
+        env.step(illegal)
+    other = next(a for a in env.agents if a != actor)
+    zeros = env.observe(other)["action_mask"]
+    zeros[0] = 1
+    assert not env.observe(other)["action_mask"].any()
+    env.step(int(legal[0]))
 
 
 def test_terminal_rewards_reach_every_agent_and_dead_steps_remove_them():
@@ -180,3 +199,29 @@ def test_terminal_colours_follow_each_games_rules(monkeypatch):
     assert "\x1b[32m3Vd/7\x1b[0m" in colorize("3Vd/7", chuche.ansi_rules)
     monkeypatch.setenv("NO_COLOR", "1")
     assert not wants_colour()
+
+
+def test_rgb_array_is_advertised_only_when_pillow_is_installed(monkeypatch):
+    # core and [rllib] installs have no Pillow: metadata must not offer a mode that fails,
+    # or PettingZoo's render_test (which tries every advertised mode) breaks
+    from pettingzoo.test import render_test
+
+    from baralho.core import aec
+
+    assert "rgb_array" in baralho.make("rodizio_v1").metadata["render_modes"]     # Pillow is here
+    monkeypatch.setattr(aec, "has_pillow", lambda: False)
+    env = baralho.make("rodizio_v1")
+    assert env.metadata["render_modes"] == ["ansi", "human"]
+    with pytest.raises(ValueError, match=r"rgb_array needs Pillow: pip install \"baralho\[render\]\""):
+        baralho.make("rodizio_v1", render_mode="rgb_array")
+    render_test(lambda render_mode=None: baralho.make("rodizio_v1", render_mode=render_mode))
+
+
+def test_decode_takes_the_observation_dict_or_its_vector():
+    env = fresh(num_players=3)
+    obs = env.observe(env.agent_selection)
+    layout = env.unwrapped.game.obs_layout
+    by_dict, by_vector = layout.decode(obs), layout.decode(obs["observation"])
+    assert by_dict.keys() == by_vector.keys()
+    for name in by_dict:
+        np.testing.assert_array_equal(by_dict[name], by_vector[name])

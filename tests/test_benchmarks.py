@@ -56,3 +56,20 @@ def test_ladders_are_re_embedded_without_touching_the_measured_sections(tmp_path
     out.write_text("# some other file\n")
     with pytest.raises(SystemExit, match="not a RESULTS.md"):
         main(["--ladders", "--out", str(out)])
+
+
+def test_a_quick_run_does_not_overwrite_the_committed_results_by_default():
+    from benchmarks.__main__ import HERE, default_out
+
+    assert default_out(quick=False) == HERE / "RESULTS.md"
+    quick = default_out(quick=True)
+    assert quick.resolve() != (HERE / "RESULTS.md").resolve() and quick.parent.resolve() != HERE.resolve()
+    assert quick.parts[0] == "runs" and "runs/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_chart_labels_name_their_config_keys():
+    from benchmarks.__main__ import chart_label
+
+    assert chart_label({"env": "scala40_v1", "config": {"num_players": 3, "scope": "hand"}}) == \
+        "scala40_v1 num_players=3,scope=hand"
+    assert chart_label({"env": "rodizio_v1", "config": {}}) == "rodizio_v1"

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
+
 import baralho
-from baralho.agents.base import Agent, RandomAgent, bind_if_needed
+from baralho.agents.base import Agent, RandomAgent, bind_if_needed, table_of
 from baralho.agents.ismcts import ISMCTSAgent
 
 # env id -> "module:Class" of the game's rule-based player (reads only its observation)
@@ -35,7 +37,28 @@ def heuristic_for(env_id: str, game, seed: int | None = None):
 
 
 def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | None = None):
-    """Build the agent ``spec`` names for ``env_id`` (see the module docstring)."""
+    """Build the agent ``spec`` names for ``env_id`` with ``config`` (see the module docstring).
+
+    Heuristics and policies are built for that table (env, player count, observation
+    size): a policy whose input does not fit is refused here, and ``bind_if_needed``
+    refuses either at another table, with a message naming both."""
+    agent = _build(spec, env_id, seed, config)
+    if isinstance(agent, (RandomAgent, ISMCTSAgent)):
+        return agent                                  # they fit any table (ISMCTS reads the env it is bound to)
+    table = table_of(baralho.make(env_id, **(config or {})).unwrapped.game)
+    model = getattr(agent, "model", None)
+    if model is not None:
+        wants = dict(observation=int(np.prod(model.observation_space.shape)), actions=int(model.action_space.n))
+        if wants != {k: table[k] for k in wants}:
+            raise ValueError(f"{spec}: the model takes {wants['observation']} observation values and "
+                             f"{wants['actions']} actions; {env_id} with {config or 'its defaults'} has "
+                             f"{table['observation']} and {table['actions']} (a model trained on another env "
+                             f"or player count)")
+    agent.table = table
+    return agent
+
+
+def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None = None):
     kind, _, arg = spec.partition(":")
     if kind == "random" and not arg:
         return RandomAgent(seed)

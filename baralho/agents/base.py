@@ -26,8 +26,31 @@ class Agent(Protocol):
         ...
 
 
+def table_of(game: Any) -> dict:
+    """What an agent built for one table relies on: env, player count, observation and action sizes."""
+    return dict(env_id=game.env_id, num_players=game.num_players, observation=game.obs_layout.size,
+                actions=game.num_actions)
+
+
+def check_table(agent: Any, env: Any) -> None:
+    """Refuse an agent that ``make_agent`` built for another table (``agent.table``): a
+    heuristic reads observation slices at fixed places and a policy has a fixed input,
+    so on another env or player count they fail deep inside or, worse, play wrong moves."""
+    built = getattr(agent, "table", None)
+    if built is None:
+        return
+    here = table_of(env.unwrapped.game)
+    if built != here:
+        diff = ", ".join(f"{k} {built[k]} (this env: {here[k]})" for k in built if built[k] != here[k])
+        raise ValueError(f"agent {getattr(agent, 'name', type(agent).__name__)!r} was built for another table: {diff}; "
+                         f"build it for this one: make_agent(spec, {here['env_id']!r}, "
+                         f"config={{'num_players': {here['num_players']}, ...}})")
+
+
 def bind_if_needed(agent: Any, env: Any) -> None:
-    """Give search agents the env (they declare a ``bind(env)`` method)."""
+    """Check the agent fits the env (:func:`check_table`), and give search agents the
+    env (they declare a ``bind(env)`` method)."""
+    check_table(agent, env)
     bind = getattr(agent, "bind", None)
     if bind is not None:
         bind(env)

@@ -7,8 +7,9 @@ game, its config and its docstring. What it guarantees, for every game:
 * ``observation_space(agent)`` is one cached
   ``Dict({"observation": Box(float32), "action_mask": Box(0, 1, (A,), int8)})``;
   ``observe(agent)["action_mask"]`` is the legal mask for the acting agent and
-  all zeros for every other agent (they have no move now); the mask array is
-  read-only and shared until the next step;
+  all zeros for every other agent (they have no move now); every ``observe``
+  hands out a fresh, writable copy (torch and in-place edits expect one), so
+  editing it never changes what the env accepts;
 * rewards are produced by the game (at the end, and at round ends where the
   game has rounds) and accumulated the PettingZoo way (``rewards`` holds the
   last step's, ``last()`` returns the sum since the agent last acted);
@@ -25,7 +26,8 @@ game, its config and its docstring. What it guarantees, for every game:
 * ``last()`` before ``reset()``, ``step()`` once every agent is removed and
   ``observe()`` of an unknown agent raise errors that say so;
 * ``render_mode`` ``"ansi"`` (returns text), ``"human"`` (prints it) or
-  ``"rgb_array"`` (a picture, for games that draw themselves; needs Pillow)
+  ``"rgb_array"`` (a picture, for games that draw themselves; advertised in
+  ``metadata["render_modes"]`` only when Pillow is installed)
   from ``render_view``: ``"current"`` (the acting player's view),
   ``"omniscient"``, or a seat index;
 * ``env.unwrapped.game`` and ``env.unwrapped.game_state`` for search agents and tools.
@@ -38,6 +40,8 @@ read the mask; benchmarks/throughput.py measures the chain's cost.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import operator
 from typing import Any
 
@@ -51,6 +55,19 @@ from baralho.core.game import Game
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_MODES = ("raise", "penalize")
+
+
+@functools.cache
+def has_pillow() -> bool:
+    """Whether ``render_mode="rgb_array"`` can draw (Pillow comes with the train and render extras)."""
+    return importlib.util.find_spec("PIL") is not None
+
+
+def render_modes(game: Game) -> list[str]:
+    """The render modes that work for ``game`` in this install (rgb_array needs a
+    ``render_image`` and Pillow), so that tools iterating ``metadata["render_modes"]``,
+    such as PettingZoo's render_test, only meet modes that work."""
+    return [m for m in RENDER_MODES if m != "rgb_array" or (hasattr(game, "render_image") and has_pillow())]
 
 
 class BaralhoEnv(AECEnv):
@@ -73,12 +90,13 @@ class BaralhoEnv(AECEnv):
         game = select_engine(game, default_engine(game.env_id) if engine is None else engine)
         self.engine = getattr(game, "engine", "reference")
         name = game.env_id
-        # rgb_array only for games that draw themselves (Game.render_image, Pillow)
-        modes = [m for m in RENDER_MODES if m != "rgb_array" or hasattr(game, "render_image")]
-        self.metadata = {**self.metadata, "render_modes": modes}
+        self.metadata = {**self.metadata, "render_modes": render_modes(game)}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            why = ""
+            if render_mode == "rgb_array" and hasattr(game, "render_image"):
+                why = ' (rgb_array needs Pillow: pip install "baralho[render]")'
             raise ConfigError(f"{name}: render_mode={render_mode!r} must be one of "
-                              f"{self.metadata['render_modes']} or None")
+                              f"{self.metadata['render_modes']} or None{why}")
         if illegal_action not in ILLEGAL_MODES:
             raise ConfigError(f"{name}: illegal_action={illegal_action!r} must be one of {list(ILLEGAL_MODES)}")
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) \
@@ -106,8 +124,6 @@ class BaralhoEnv(AECEnv):
         # One object per env, returned for every agent (api_test checks identity).
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self._no_moves = np.zeros(num_actions, np.int8)
-        self._no_moves.flags.writeable = False
         self._rng = np.random.default_rng()
         self.game_state = None  # the live game state; not `state`, which is AECEnv.state() (no global-state space here)
         self.agents = []
@@ -161,6 +177,8 @@ class BaralhoEnv(AECEnv):
 
     # ----------------------------------------------------------------- observe
     def _legal(self) -> np.ndarray:
+        """The acting seat's mask, computed once per step and kept read-only:
+        ``step`` checks actions against it, ``observe`` hands out copies."""
         mask = self._mask
         if mask is None:
             mask = self.game.legal_mask(self.game_state)
@@ -177,9 +195,11 @@ class BaralhoEnv(AECEnv):
         except (KeyError, TypeError):
             raise ValueError(f"{self.game.env_id}: no agent {agent!r}; the agents are {self.possible_agents}") from None
         if seat == self._acting:
-            mask = self._mask if self._mask is not None else self._legal()
+            # a copy: a learner may keep or edit it (torch.as_tensor warns on read-only
+            # arrays), and the env's own mask stays as the game made it
+            mask = (self._mask if self._mask is not None else self._legal()).copy()
         else:
-            mask = self._no_moves
+            mask = np.zeros(self.game.num_actions, np.int8)
         return {"observation": self.game.observe(self.game_state, seat), "action_mask": mask}
 
     # -------------------------------------------------------------------- step

@@ -73,7 +73,7 @@ class Game(Protocol):
 
     def legal_mask(self, state: State) -> np.ndarray:
         """``int8[num_actions]``: 1 exactly for the legal actions of the acting seat.
-        It may be read-only (the adapter locks a writable one before handing it out)."""
+        It may be read-only (the adapter locks a writable one and hands out copies)."""
         ...
 
     def apply(self, state: State, action: int) -> Sequence[float] | None:

@@ -3,11 +3,20 @@
 Games draw their table with a :class:`Canvas`: felt background, cards face up
 (a label in the card's colour) or face down (a patterned back), and text.
 Pillow is imported lazily: it comes with the ``train`` and ``render`` extras.
+
+Text is drawn with :func:`font`: a subset of DejaVu Sans shipped in ``core/fonts``
+(Latin-1 and Latin Extended-A, punctuation, arrows, card suits), because Pillow's
+default font has no accents or suits and draws a box for them ("Comilão").
 """
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numpy as np
+
+FONT_FILE = Path(__file__).parent / "fonts" / "DejaVuSans-baralho.ttf"
 
 FELT = (22, 92, 54)
 CARD = (250, 248, 240)
@@ -20,12 +29,12 @@ CARD_W, CARD_H = 34, 48
 class Canvas:
     def __init__(self, width: int, height: int) -> None:
         try:
-            from PIL import Image, ImageDraw, ImageFont
+            from PIL import Image, ImageDraw
         except ImportError as err:          # pragma: no cover - depends on the install
             raise ImportError('render_mode="rgb_array" needs Pillow: pip install "baralho[render]"') from err
         self.image = Image.new("RGB", (width, height), FELT)
         self.draw = ImageDraw.Draw(self.image)
-        self.font = ImageFont.load_default()
+        self.font = font(10)
 
     def text(self, x: int, y: int, text: str, color=(240, 240, 230)) -> None:
         self.draw.text((x, y), text, fill=color, font=self.font)
@@ -45,3 +54,15 @@ class Canvas:
 
     def to_array(self) -> np.ndarray:
         return np.asarray(self.image, dtype=np.uint8).copy()
+
+
+@functools.cache
+def font(size: int = 10):
+    """The pictures' font at ``size`` pixels: the shipped DejaVu Sans subset (Pillow's
+    default only if this Pillow was built without FreeType, which the wheels never are)."""
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.truetype(str(FONT_FILE), size)
+    except OSError:                     # pragma: no cover - Pillow without FreeType
+        return ImageFont.load_default()

@@ -84,9 +84,12 @@ class ObsLayout:
     def zeros(self) -> np.ndarray:
         return np.zeros(self.size, self.dtype)
 
-    def decode(self, obs: np.ndarray, names: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    def decode(self, obs: np.ndarray | dict, names: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
         """Views of ``obs`` by field name, each in its declared shape; only ``names`` when
-        given (agents on a hot path read a few of many fields)."""
+        given (agents on a hot path read a few of many fields). ``obs`` is the flat vector
+        or the env's observation dict (its ``"observation"`` is decoded)."""
+        if isinstance(obs, dict):
+            obs = obs["observation"]
         obs = np.asarray(obs)
         fields = self.fields.values() if names is None else [self.fields[n] for n in names]
         return {f.name: obs[f.start:f.stop].reshape(f.shape) for f in fields}

@@ -43,8 +43,42 @@ def _register_gym_ids() -> None:
 
     for env_id in ENV_IDS:
         if gym_id(env_id) not in gymnasium.registry:
+            # no OrderEnforcing / PassiveEnvChecker: the env makes those checks itself, and
+            # without a wrapper gymnasium.make(...).action_masks() is reachable (gymnasium 1.x
+            # wrappers do not forward attributes)
             gymnasium.register(id=gym_id(env_id), entry_point="baralho.training.single_agent:SingleAgentEnv",
-                               kwargs={"env_id": env_id})
+                               kwargs={"env_id": env_id}, order_enforce=False, disable_env_checker=True)
+
+
+def pettingzoo_id(env_id: str) -> str:
+    """The PettingZoo registry id of an env: rodizio_v1 -> baralho/rodizio-v1."""
+    name, _, version = env_id.rpartition("_")
+    return f"baralho/{name}-{version}"
+
+
+def parallel_env(env_id: str, **kwargs):
+    """The env under PettingZoo's parallel API: ``turn_based_aec_to_parallel``, one
+    agent acting per parallel step (the others' actions are ignored)."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(make(env_id, **kwargs))
+
+
+def _register_pettingzoo_ids() -> None:
+    """``pettingzoo.make("aec", "baralho/rodizio-v1", **config)`` once baralho is imported
+    (PettingZoo has a registry from 1.27; older versions have none: use baralho.make)."""
+    import functools
+
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "register"):
+        return
+    for env_id in ENV_IDS:
+        pz_id = pettingzoo_id(env_id)
+        if pz_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", pz_id, entry_point=f"{_MODULES[env_id]}:env")
+        if pz_id not in pettingzoo.parallel_registry:
+            pettingzoo.register("parallel", pz_id, entry_point=functools.partial(parallel_env, env_id))
 
 
 def env_module(env_id: str) -> ModuleType:
@@ -68,3 +102,4 @@ def make(env_id: str, **kwargs):
 
 
 _register_gym_ids()
+_register_pettingzoo_ids()

@@ -2,13 +2,17 @@
 
     baralho play rodizio_v1 --seat 0 --opponents heuristic
 
-Your legal moves are listed with their descriptions; answer with the number
-in the list, the action id (``#12``), or the move's text (a unique prefix is
-enough). Bad input gets a message and another prompt; Ctrl-D or Ctrl-C leaves.
+Your legal moves are listed with their descriptions; answer with the number in
+the list (``2``), the action id (``#12``), or words of the move's text (``plate 2``:
+every word you type must start a word of exactly one move). ``help`` (or ``?``)
+shows the moves and this again. A move that is the only legal one is played for
+you (``--no-auto`` asks anyway). Every opponent move is narrated. Bad input gets
+a message and another prompt; Ctrl-D or Ctrl-C leaves.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TextIO
 
@@ -19,13 +23,43 @@ from baralho.agents import bind_if_needed, make_agent
 from baralho.core.ansi import colorize, wants_colour
 from baralho.training.records import play_and_record
 
+HOW_TO_ANSWER = ("answer with a number from the list, an action id (#12), or words of the move "
+                 "(each must start a word of one move); help shows this again")
 
-def choose_move(game, state, mask: np.ndarray, stdin: TextIO, stdout: TextIO) -> int | None:
-    """Ask until the answer names a legal move; None on end of input."""
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+|[^\w\s]+", text.lower())
+
+
+def matching_moves(text: str, legal: list[int], names: list[str]) -> list[int]:
+    """The moves whose text is ``text``, else those it starts, else those in which every
+    word of ``text`` starts a word (``plate 2`` finds "serve plate 2 (4 cards)")."""
+    low = text.lower()
+    for test in (lambda n: n.lower() == low, lambda n: n.lower().startswith(low)):
+        hits = [a for a, n in zip(legal, names) if test(n)]
+        if hits:
+            return hits
+    asked = _words(text)
+    return [a for a, n in zip(legal, names)
+            if asked and all(any(w.startswith(x) for w in _words(n)) for x in asked)]
+
+
+def choose_move(game, state, mask: np.ndarray, stdin: TextIO, stdout: TextIO, auto: bool = False) -> int | None:
+    """Ask until the answer names a legal move; None on end of input. With ``auto``
+    a single legal move is played without asking."""
     legal = np.flatnonzero(mask).tolist()
     names = [game.describe_action(state, a) for a in legal]
-    for i, (a, name) in enumerate(zip(legal, names), 1):
-        print(f"  {i:>3}. {name}   (#{a})", file=stdout)
+    if auto and len(legal) == 1:
+        print(f"  your only move: {names[0]} (played for you)", file=stdout)
+        return legal[0]
+
+    def show(hint: bool):
+        for i, (a, name) in enumerate(zip(legal, names), 1):
+            print(f"  {i:>3}. {name}   (#{a})", file=stdout)
+        if hint:
+            print(f"  ({HOW_TO_ANSWER})", file=stdout)
+
+    show(hint=False)
     while True:
         print("your move> ", end="", file=stdout, flush=True)
         line = stdin.readline()
@@ -33,6 +67,9 @@ def choose_move(game, state, mask: np.ndarray, stdin: TextIO, stdout: TextIO) ->
             return None
         text = line.strip()
         if not text:
+            continue
+        if text.lower() in ("help", "?", "h"):
+            show(hint=True)
             continue
         if text.startswith("#") and text[1:].isdigit():
             if int(text[1:]) in legal:
@@ -44,11 +81,14 @@ def choose_move(game, state, mask: np.ndarray, stdin: TextIO, stdout: TextIO) ->
                 return legal[int(text) - 1]
             print(f"  choose 1..{len(legal)}", file=stdout)
             continue
-        hits = [a for a, n in zip(legal, names) if n.lower() == text.lower()] or \
-               [a for a, n in zip(legal, names) if n.lower().startswith(text.lower())]
+        hits = matching_moves(text, legal, names)
         if len(hits) == 1:
             return hits[0]
-        print(f"  {'no' if not hits else 'more than one'} legal move matches {text!r}", file=stdout)
+        if hits:
+            shown = "; ".join(names[legal.index(a)] for a in hits[:6])
+            print(f"  more than one legal move matches {text!r}: {shown}", file=stdout)
+        else:
+            print(f"  no legal move matches {text!r} (help lists them)", file=stdout)
 
 
 def _coloured(env, stdout) -> str:
@@ -62,28 +102,38 @@ class _Quit(Exception):
 
 
 def play(env_id: str, seat: int, opponents: list[str], config: dict, seed: int,
-         stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, record_path: str | None = None) -> int:
+         stdin: TextIO | None = None, stdout: TextIO | None = None, record_path: str | None = None,
+         auto: bool = True) -> int:
+    """Play ``env_id`` from ``seat``; ``auto`` plays a forced move (one legal move) for you."""
+    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     env = baralho.make(env_id, render_mode="ansi", **config)
     n = env.unwrapped.game.num_players
     if not 0 <= seat < n:
         raise ValueError(f"--seat {seat}: this game has seats 0..{n - 1}")
     env.unwrapped.render_view = seat
     specs = [opponents[i % len(opponents)] for i in range(n - 1)]
-    agents = {}
+    agents, labels = {}, {}
     for s in range(n):
         if s != seat:
-            agents[f"player_{s}"] = make_agent(specs.pop(0), env_id, seed=seed + s, config=config)
+            labels[f"player_{s}"] = spec = specs.pop(0)
+            agents[f"player_{s}"] = make_agent(spec, env_id, seed=seed + s, config=config)
     human = f"player_{seat}"
 
     def choose(env, agent, obs):
+        game, state = env.unwrapped.game, env.unwrapped.game_state
         if agent != human:
-            return agents[agent].act(obs, agent)
+            action = agents[agent].act(obs, agent)
+            print(f"{agent} ({labels[agent]}): {game.describe_action(state, int(action))}", file=stdout)
+            return action
         print("\n" + _coloured(env, stdout), file=stdout)
-        move = choose_move(env.unwrapped.game, env.unwrapped.game_state, obs["action_mask"], stdin, stdout)
+        move = choose_move(game, state, obs["action_mask"], stdin, stdout, auto=auto)
         if move is None:
             raise _Quit
         return move
 
+    setup = " ".join([env_id, *(f"{k}={v}" for k, v in config.items())])
+    print(f"{setup}, seed {seed}: you are {human}; opponents "
+          f"{', '.join(f'{k} {v}' for k, v in labels.items())}\n{HOW_TO_ANSWER}", file=stdout)
     env.reset(seed=seed)
     for a in agents.values():
         bind_if_needed(a, env)

@@ -4,7 +4,21 @@ The learner takes one seat (random per episode by default); every other seat
 is played by an opponent Agent inside ``step``. The learner receives ITS OWN
 reward for everything that happened since its last move — including the
 terminal reward when an opponent's move ends the game (PettingZoo's SB3 recipe
-got both wrong: PettingZoo #1147). ``action_masks()`` is the learner's mask.
+got both wrong: PettingZoo #1147).
+
+The learner's mask, two ways: ``action_masks()`` (bool, what sb3-contrib's
+MaskablePPO calls) and ``info["action_mask"]`` (int8) from ``reset`` and every
+``step`` (where AgileRL and gymnasium's own masked envs read it). Once the
+episode is over both are all ones: there is no move left, and an all-zero mask
+would break a masked softmax in the step a vector env spends resetting.
+``gymnasium.make`` returns this env itself (the ids are registered without
+gymnasium's OrderEnforcing and PassiveEnvChecker wrappers, whose checks it makes
+itself), so ``gymnasium.make(...).action_masks()`` works; under further wrappers
+use ``env.get_wrapper_attr("action_masks")()``, as SB3's vector envs do.
+
+gymnasium's and SB3's ``check_env`` step with actions sampled WITHOUT the mask:
+build the env with ``illegal_action="penalize"`` for them (an illegal action then
+ends the episode with ``illegal_reward``) instead of the default, which raises.
 
 Opponents: agent specs (``"random"``, ``"heuristic"``, ``"ismcts:50"``,
 ``"ppo:PATH"``) or Agent objects; one is drawn per episode, with weights if
@@ -20,10 +34,13 @@ import numpy as np
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
+from baralho.core.aec import RENDER_MODES
 
 
 class SingleAgentEnv(gym.Env):
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    # every mode the class may offer, for gymnasium.make's check before it builds the
+    # env; each instance narrows it to what its AEC env offers (rgb_array needs Pillow)
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, env_id: str, opponents: Sequence = ("random",), seat: int | str = "random",
                  weights: Sequence[float] | None = None, render_mode: str | None = None, **config) -> None:
@@ -45,6 +62,7 @@ class SingleAgentEnv(gym.Env):
         self.observation_space = self.aec.observation_space("player_0")["observation"]
         self.action_space = self.aec.action_space("player_0")
         self.render_mode = render_mode
+        self.metadata = {**self.metadata, "render_modes": list(self.aec.metadata["render_modes"])}
         self._rng = np.random.default_rng()
         self.learner = "player_0"
 
@@ -86,27 +104,41 @@ class SingleAgentEnv(gym.Env):
         reward, over = self._play_opponents()
         if over:       # the game ended before the learner's first move: deal again
             return self.reset(options=options)
-        return self._obs(), {"seat": seat}
+        return self._obs(), {"seat": seat, "action_mask": self._info_mask()}
 
     def step(self, action):
         aec = self.aec
+        if aec.unwrapped.game_state is None:
+            raise RuntimeError("call reset() before step()")
         if aec.agent_selection != self.learner or aec.terminations[self.learner]:
             raise RuntimeError("step() after the episode ended; call reset()")
-        aec.step(action)
+        try:
+            aec.step(action)
+        except ValueError as err:
+            if aec.unwrapped.illegal_action != "raise":
+                raise
+            raise ValueError(f"{err}. A sampler that ignores the mask (gymnasium's or SB3's check_env) needs "
+                             f"illegal_action='penalize'") from None
         reward = aec.rewards[self.learner]
         more, over = self._play_opponents()
         reward += more
-        return self._obs(), float(reward), over, False, {}
+        return self._obs(), float(reward), over, False, {"action_mask": self._info_mask()}
 
     def action_masks(self) -> np.ndarray:
-        if self.aec.terminations.get(self.learner, True):
-            return np.ones(self.action_space.n, bool)     # no move left: any mask is fine
-        return self.aec.observe(self.learner)["action_mask"].astype(bool)
+        """The learner's legal actions (bool); all ones once the episode is over."""
+        return self._info_mask().astype(bool)
 
     def render(self):
         return self.aec.render()
 
     # ------------------------------------------------------------------ internals
+    def _info_mask(self) -> np.ndarray:
+        if self.aec.unwrapped.game_state is None:
+            raise RuntimeError("call reset() before action_masks()")
+        if self.aec.terminations.get(self.learner, True):
+            return np.ones(self.action_space.n, np.int8)     # no move left (see the module docstring)
+        return self.aec.observe(self.learner)["action_mask"]   # a fresh copy
+
     def _obs(self) -> np.ndarray:
         return self.aec.observe(self.learner)["observation"]
 

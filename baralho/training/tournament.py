@@ -333,7 +333,20 @@ def is_win(returns: list[float], seat: int) -> bool:
     return returns[seat] == best and best > worst
 
 
+def agent_labels(specs: list[str]) -> list[str]:
+    """One name per agent for the tables: a spec listed twice (``random random``, a
+    mirror match) gets ``random (2)`` the second time instead of two rows named alike."""
+    seen: dict[str, int] = {}
+    labels = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        labels.append(spec if seen[spec] == 1 else f"{spec} ({seen[spec]})")
+    return labels
+
+
 def summarize(results: Iterable[MatchResult], specs: list[str]) -> dict:
+    """Win rates, CIs, ratings and the head-to-head matrix (None where two agents never
+    met: the report is JSON, which has no NaN)."""
     results = list(results)
     k = len(specs)
     games = np.zeros(k)
@@ -353,14 +366,15 @@ def summarize(results: Iterable[MatchResult], specs: list[str]) -> dict:
                         0.5 if r.returns[seat] == r.returns[seat2] else 0.0)
     ratings = _ratings(results, specs)
     agents = []
-    for i, spec in enumerate(specs):
+    for i, label in enumerate(agent_labels(specs)):
         lo, hi = wilson_interval(wins[i], int(games[i]))
-        agents.append(dict(agent=spec, games=int(games[i]), wins=int(wins[i]),
+        agents.append(dict(agent=label, games=int(games[i]), wins=int(wins[i]),
                            win_rate=wins[i] / max(games[i], 1), ci95=[lo, hi],
                            mean_reward=reward[i] / max(games[i], 1), **ratings[i]))
     with np.errstate(invalid="ignore", divide="ignore"):
-        h2h = np.where(h2h_n > 0, h2h_score / np.maximum(h2h_n, 1), np.nan)
-    return dict(agents=agents, head_to_head=h2h.tolist(), matches=len(results),
+        h2h = h2h_score / np.maximum(h2h_n, 1)
+    head_to_head = [[float(v) if n > 0 else None for v, n in zip(row, row_n)] for row, row_n in zip(h2h, h2h_n)]
+    return dict(agents=agents, head_to_head=head_to_head, matches=len(results),
                 mean_steps=float(np.mean([r.steps for r in results])) if results else 0.0)
 
 
@@ -388,10 +402,10 @@ def markdown(env_id: str, num_players: int, summary: dict, specs: list[str]) -> 
                      f"[{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}] | {a['mean_reward']:+.3f} | "
                      f"{a['mu']:.1f} ± {a['sigma']:.1f} |")
     lines += ["", "Head to head (row beats column; ties count half):", "",
-              "| | " + " | ".join(specs) + " |", "|---" * (len(specs) + 1) + "|"]
-    for i, row in enumerate(summary["head_to_head"]):
-        cells = ["—" if (i == j or v != v) else f"{v:.2f}" for j, v in enumerate(row)]
-        lines.append(f"| {specs[i]} | " + " | ".join(cells) + " |")
+              "| | " + " | ".join(agent_labels(specs)) + " |", "|---" * (len(specs) + 1) + "|"]
+    for i, (label, row) in enumerate(zip(agent_labels(specs), summary["head_to_head"])):
+        cells = ["—" if (i == j or v is None) else f"{v:.2f}" for j, v in enumerate(row)]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -401,7 +415,8 @@ def heatmap(summary: dict, specs: list[str], path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    m = np.array(summary["head_to_head"], dtype=float)
+    m = np.array(summary["head_to_head"], dtype=float)      # None (never met) -> nan: no number drawn
+    specs = agent_labels(specs)
     fig, ax = plt.subplots(figsize=(1.2 * len(specs) + 2.5, 1.0 * len(specs) + 1.8))
     im = ax.imshow(m, vmin=0, vmax=1, cmap="RdYlGn")
     ax.set_xticks(range(len(specs)), specs, rotation=30, ha="right")
@@ -468,6 +483,6 @@ def _main(args, counts: list[int]) -> int:
                 f"{args.env_id}, {n} players: head to head")
         print(markdown(args.env_id, n, summary, args.agents), "\n")
     (out / f"{stem}.md").write_text("\n".join(md))
-    (out / f"{stem}.json").write_text(json.dumps(report, indent=1))
+    (out / f"{stem}.json").write_text(json.dumps(report, indent=1, allow_nan=False))
     print(f"wrote {out / stem}.md, .json and the heatmaps")
     return 0

@@ -31,11 +31,16 @@ import json
 import shutil
 import time
 import uuid
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 import baralho
+from baralho.training.progress import Bar, sb3_progress
 from baralho.training.single_agent import SingleAgentEnv
+from baralho.training.stats import wilson_interval
 from baralho.training.tournament import is_win
 from baralho.training.warm_start import warm_start
 
@@ -192,6 +197,27 @@ def win_rate(model, env_id: str, opponent: str, games: int, seed: int, config: d
     return wins / games
 
 
+class RandomPolicy:
+    """A uniformly random legal player with MaskablePPO's ``predict``: the chance level."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def predict(self, obs, action_masks, deterministic=True):
+        legal = np.flatnonzero(action_masks)
+        return legal[self.rng.integers(len(legal))], None
+
+
+def ignore_sigint_in_workers() -> None:
+    """In a SubprocVecEnv worker, leave Ctrl-C to the trainer: it stops learning, then
+    evaluates, saves and closes the workers, which must still be alive for that."""
+    import multiprocessing
+    import signal
+
+    if multiprocessing.parent_process() is not None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def train(cfg: TrainConfig) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
@@ -213,6 +239,7 @@ def train(cfg: TrainConfig) -> Path:
 
     # 1. envs --------------------------------------------------------------------
     def make_env():
+        ignore_sigint_in_workers()
         return SingleAgentEnv(cfg.env_id, opponents=cfg.opponents, weights=cfg.opponent_weights,
                               **cfg.env_config)
 
@@ -251,6 +278,8 @@ def train(cfg: TrainConfig) -> Path:
 
     # 4. callbacks -----------------------------------------------------------------
 
+    bar = Bar(f"{cfg.env_id}: PPO", cfg.timesteps, enabled=cfg.progress_bar, unit="timesteps")
+
     class SelfPlayAndCurve(BaseCallback):
         def _on_step(self) -> bool:
             t = self.num_timesteps
@@ -269,9 +298,12 @@ def train(cfg: TrainConfig) -> Path:
                                                   seed=cfg.seed + 50_000, config=cfg.env_config)
                     self.logger.record(f"eval/win_rate_vs_{opp}", point[f"vs_{opp}"])
                 curve.append(point)
+                bar.print(f"{t:>10,} timesteps: win rate vs random {point['vs_random']:.3f}, "
+                          f"vs heuristic {point['vs_heuristic']:.3f} ({cfg.eval_games} games each)")
             return True
 
     callbacks = [
+        sb3_progress(bar),
         SelfPlayAndCurve(),
         MaskableEvalCallback(eval_env, n_eval_episodes=min(cfg.eval_games, 100),
                              eval_freq=max(cfg.eval_every // cfg.n_envs, 1),
@@ -283,12 +315,28 @@ def train(cfg: TrainConfig) -> Path:
 
     # 5. learn, save, plot ----------------------------------------------------------
     learn_start = time.perf_counter()
-    model.learn(cfg.timesteps, callback=callbacks, progress_bar=cfg.progress_bar)
+    interrupted = False
+    with warnings.catch_warnings():
+        # the eval env is a DummyVecEnv on purpose (one in-process env): SB3 warns on every
+        # run that it is "not the same type" as a SubprocVecEnv training env
+        warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
+        try:
+            with bar:
+                model.learn(cfg.timesteps, callback=callbacks, progress_bar=False)
+        except KeyboardInterrupt:     # Ctrl-C: stop learning, keep what was learned
+            interrupted = True
+            print(f"\ninterrupted at {model.num_timesteps:,} timesteps: evaluating and saving the model so far",
+                  flush=True)
     learn_seconds = time.perf_counter() - learn_start
     final = dict(timesteps=model.num_timesteps, seconds=time.perf_counter() - start)
+    games = cfg.eval_games
     for opp in ("random", "heuristic"):
-        final[f"vs_{opp}"] = win_rate(model, cfg.env_id, opp, cfg.eval_games, seed=cfg.seed + 90_000,
-                                      config=cfg.env_config)
+        final[f"vs_{opp}"] = win_rate(model, cfg.env_id, opp, games, seed=cfg.seed + 90_000, config=cfg.env_config)
+        final[f"ci95_vs_{opp}"] = list(wilson_interval(round(final[f"vs_{opp}"] * games), games))
+        # the same games with a random player in the learner's seat: what "no skill" scores
+        final[f"chance_vs_{opp}"] = win_rate(RandomPolicy(cfg.seed), cfg.env_id, opp, games,
+                                             seed=cfg.seed + 90_000, config=cfg.env_config)
+    final["eval_games"] = games
     curve.append(final)
     model.save(out / "final.zip")        # SB3's own (pickles): for SB3 users; baralho loads final.json
     save_policy(model.policy, out / "final", cfg.env_id, cfg.env_config, run_id=run_id,
@@ -299,7 +347,7 @@ def train(cfg: TrainConfig) -> Path:
         export(out / "best" / "best_model.zip", out / "best" / "best_model", cfg.env_id, cfg.env_config)
     venv.close()
     (out / "curve.json").write_text(json.dumps(dict(
-        config=asdict(cfg), curve=curve, warm_start=warm,
+        config=asdict(cfg), curve=curve, warm_start=warm, interrupted=interrupted,
         fps=model.num_timesteps / learn_seconds,                 # SB3 fps: PPO's own steps over its own time
         wall_seconds=time.perf_counter() - start), indent=1))
     plot_curve(curve, out / "curve.png", cfg.env_id)
@@ -332,9 +380,19 @@ def plot_curve(curve: list[dict], path: Path, title: str) -> None:
 
 
 def summary_table(curve: list[dict]) -> str:
+    """The final evaluation: win rates with Wilson 95% CIs beside the chance level (a
+    random player in the same seat, same games), so that e.g. 0.38 at 3 players reads right."""
     last = curve[-1]
-    return ("| opponent | win rate |\n|---|---:|\n"
-            f"| random | {last['vs_random']:.3f} |\n| heuristic | {last['vs_heuristic']:.3f} |")
+    rows = ["| opponent | win rate | 95% CI | random player, same games |", "|---|---:|---|---:|"]
+    for opp in ("random", "heuristic"):
+        lo, hi = last.get(f"ci95_vs_{opp}", (float("nan"), float("nan")))
+        chance = last.get(f"chance_vs_{opp}", float("nan"))
+        rows.append(f"| {opp} | {last[f'vs_{opp}']:.3f} | [{lo:.3f}, {hi:.3f}] | {chance:.3f} |")
+    games = last.get("eval_games")
+    rows.append(f"\n{games} games per row, the learner in a random seat; a win is holding the best return "
+                f"(shared when tied, none when all are equal). The last column is the chance level: a "
+                f"uniformly random player in the learner's seat against the same opponents on the same deals.")
+    return "\n".join(rows)
 
 
 def main(args) -> int:
@@ -345,8 +403,10 @@ def main(args) -> int:
                      **{key: getattr(args, key, None) for key in flags},
                      env_config=args.config, progress_bar=not args.quiet)
     out = train(cfg)
-    curve = json.loads((out / "curve.json").read_text())["curve"]
-    print(f"\n{args.env_id}: {curve[-1]['timesteps']} timesteps in {curve[-1]['seconds']:.0f} s; final policy "
-          f"{out / 'final.json'}\n")
+    report = json.loads((out / "curve.json").read_text())
+    curve = report["curve"]
+    stopped = " (interrupted)" if report.get("interrupted") else ""
+    print(f"\n{args.env_id}: {curve[-1]['timesteps']} timesteps in {curve[-1]['seconds']:.0f} s{stopped}; "
+          f"final policy {out / 'final.json'}\n")
     print(summary_table(curve))
-    return 0
+    return 130 if report.get("interrupted") else 0

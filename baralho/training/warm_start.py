@@ -64,7 +64,7 @@ def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
     """Play episodes with ``teacher`` in the learner's seat and record its first ``steps``
     decisions. The episode that reaches ``steps`` is played to its end, so every recorded
     return is the exact discounted return, but only its decisions up to ``steps`` are kept."""
-    from tqdm.auto import tqdm
+    from baralho.training.progress import Bar
 
     # Observations go straight into one array of exactly ``steps`` rows (Scala 40: 400k
     # decisions are 4 GB; a list of rows stacked at the end would need twice that, and
@@ -75,8 +75,7 @@ def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
     observations = np.empty((steps, env.observation_space.shape[0]), np.float32)
     masks = np.empty((steps, env.action_space.n), bool)
     actions, returns, episodes = [], [], []
-    bar = tqdm(total=steps, desc="warm start: heuristic decisions", unit="dec", disable=not progress,
-               mininterval=1.0)
+    bar = Bar("warm start: heuristic decisions", steps, enabled=progress).__enter__()
     bound = env.game.max_decisions
     episode = 0
     while len(actions) < steps:
@@ -105,9 +104,9 @@ def collect(env: SingleAgentEnv, teacher, steps: int, gamma: float, seed: int,
             to_go.append(tail)
         kept = len(actions) - first
         returns.extend(to_go[::-1][:kept])
-        bar.update(kept)
+        bar.advance(kept)
         episode += 1
-    bar.close()
+    bar.__exit__(None, None, None)
     return Demonstrations(observations, masks, np.asarray(actions, np.int64),
                           np.asarray(returns, np.float32), np.asarray(episodes, np.int64))
 

@@ -34,7 +34,9 @@ class VectorEnv:
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise NotImplementedError
 
-    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def step(self, actions, active=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Step every env (or only those where ``active`` is True: the others keep their
+        decision, get zero rewards and ``done`` False; their actions are not read)."""
         raise NotImplementedError
 
     def observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,6 +56,14 @@ class VectorEnv:
         if a.dtype.kind not in "iu":
             raise ValueError(f"{self.env_id}: actions must be integers, got dtype {a.dtype}")
         return a.astype(np.int64, copy=False)
+
+    def _active(self, active) -> np.ndarray:
+        if active is None:
+            return np.ones(self.num_envs, bool)
+        on = np.asarray(active)
+        if on.shape != (self.num_envs,) or on.dtype != np.bool_:
+            raise ValueError(f"{self.env_id}: active must be a bool array of shape ({self.num_envs},)")
+        return on
 
     def _index(self, i: int) -> int:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:

@@ -63,9 +63,13 @@ class CompiledVector(VectorEnv):
         self.fast.observe_batch(self._records, self._offsets, mask, obs, seat)
         return obs, mask, seat
 
-    def step(self, actions):
+    def step(self, actions, active=None):
         self._check_reset()
         a = self._actions(actions)
+        on = self._active(active)
+        if active is not None:      # the envs left out play their first legal move, then are put back
+            a = np.where(on, a, self._mask.argmax(1))
+            kept = self._records[~on].copy()
         bad = first_illegal(self._mask, a)
         if bad >= 0:
             raise self._illegal(bad, int(a[bad]), self._mask[bad])
@@ -74,6 +78,11 @@ class CompiledVector(VectorEnv):
         done = np.empty(self.num_envs, np.bool_)
         self._threads()
         self._step(self._records, self._offsets, a, mask, obs, seat, rewards, done)
+        if active is not None and not on.all():
+            self._records[~on] = kept
+            obs, mask, seat = self.observe()
+            rewards[~on] = 0
+            done[~on] = False
         self._mask[:] = mask
         return obs, mask, seat, rewards, done
 

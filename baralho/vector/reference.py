@@ -42,17 +42,22 @@ class ReferenceVector(VectorEnv):
             obs[i] = game.observe(s, p)
         return obs, mask, seat
 
-    def step(self, actions):
+    def step(self, actions, active=None):
         self._check_reset()
         a = self._actions(actions)
+        on = self._active(active)
         game = self.game
         for i, s in enumerate(self._states):       # check every action before applying any
+            if not on[i]:
+                continue
             mask = game.legal_mask(s)
             if not (0 <= a[i] < self.num_actions and mask[a[i]]):
                 raise self._illegal(i, int(a[i]), mask)
         rewards = np.zeros((self.num_envs, self.num_players), np.float32)
         done = np.zeros(self.num_envs, bool)
         for i, s in enumerate(self._states):
+            if not on[i]:
+                continue
             r = game.apply(s, int(a[i]))
             if r is not None:
                 rewards[i] = r

@@ -36,7 +36,7 @@ def test_hidden_information_check_catches_a_leak():
 
 
 def test_hidden_information_check_catches_a_lying_has_hidden():
-    game = baralho.make("rodizio_v1").unwrapped.game
+    game = baralho.make("rodizio_v1", engine="reference").unwrapped.game
 
     class Lying:
         def __getattr__(self, name):
@@ -45,13 +45,13 @@ def test_hidden_information_check_catches_a_lying_has_hidden():
         def resample_hidden(self, state, player, rng):
             return state.copy()          # claims hidden info but never redraws it
 
-    states = positions("rodizio_v1", {}, games=5, seed=1)
+    states = positions("rodizio_v1", {"engine": "reference"}, games=5, seed=1)
     with pytest.raises(AssertionError, match="resamples changed nothing"):
         check_hidden_information(Lying(), states)
 
 
 def test_invariant_check_catches_a_lost_card():
-    game = baralho.make("rodizio_v1").unwrapped.game
+    game = baralho.make("rodizio_v1", engine="reference").unwrapped.game
     state = game.new_state(np.random.default_rng(0))
     state.stacks[0].pop()
     with pytest.raises(AssertionError):

@@ -10,7 +10,7 @@ from baralho.envs.rodizio.picture import PLATES_AT
 
 
 def picture(view, **cfg):
-    env = baralho.make("rodizio_v1", render_mode="rgb_array", render_view=view, **cfg)
+    env = baralho.make("rodizio_v1", engine="reference", render_mode="rgb_array", render_view=view, **cfg)
     env.reset(seed=2)
     rng = np.random.default_rng(0)
     for _ in range(6):

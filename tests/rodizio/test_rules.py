@@ -79,7 +79,7 @@ def test_plaquinha_on_top_is_not_selectable():
     g = game(num_players=3)
     s = table(g, [[16, P], [14], [12]])
     assert legal(g, s) == [1, 2]
-    env = baralho.make("rodizio_v1", num_players=3)
+    env = baralho.make("rodizio_v1", engine="reference", num_players=3)
     env.reset(seed=0)
     env.unwrapped.game_state = s
     env.unwrapped._mask = None
@@ -246,7 +246,7 @@ def test_comilao_second_means_everyone_loses():
 
 
 def test_rewards_at_the_end_through_the_env():
-    env = baralho.make("rodizio_v1", num_players=3)
+    env = baralho.make("rodizio_v1", engine="reference", num_players=3)
     env.reset(seed=0)
     g = env.unwrapped.game
     env.unwrapped.game_state = table(g, [[16], [P, 14], [12]], piles=[[9], [10, 8], []], filler=2)

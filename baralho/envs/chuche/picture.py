@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.core.picture import BACK, CARD, INK, Canvas
+from baralho.core.picture import BACK, CARD, INK, Canvas, font
 from baralho.envs.chuche.cards import CHUCHE_NAMES, COLOUR, COLOUR_SHORT, FRONT, LAST_TARGET, POINTS, chuche_points
 from baralho.envs.chuche.observation import PHASES
 
@@ -60,11 +60,7 @@ def table_xy(k: int, n: int) -> tuple[int, int]:
 
 class _Fonts:
     def __init__(self, cv: Canvas) -> None:
-        from PIL import ImageFont
-        try:
-            self.big, self.mid, self.small = (ImageFont.load_default(size=s) for s in (22, 13, 10))
-        except (TypeError, ImportError, OSError):      # pragma: no cover - Pillow without FreeType
-            self.big = self.mid = self.small = cv.font
+        self.big, self.mid, self.small = (font(s) for s in (22, 13, 10))   # accents and suits
 
 
 def _number_card(cv: Canvas, f: _Fonts, x: int, y: int, c: int, back: int | None = None,

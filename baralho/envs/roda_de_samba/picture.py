@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 
 from baralho.core.picture import CARD, INK, Canvas
+from baralho.core.picture import font as _font
 from baralho.envs.roda_de_samba.actions import PHASES
 from baralho.envs.roda_de_samba.cards import BANG_ACTIONS, SPACES
 
@@ -42,11 +43,7 @@ HW, HH = 30, 40             # a hand card
 
 @cache
 def font(size: int = 10):
-    from PIL import ImageFont
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:       # pragma: no cover - Pillow < 10.1 has one bitmap size
-        return ImageFont.load_default()
+    return _font(size)      # the shipped DejaVu subset: accents and suits
 
 
 def layout(n: int) -> tuple[int, int, int]:

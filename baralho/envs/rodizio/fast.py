@@ -25,6 +25,9 @@ import numpy as np
 
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
+from baralho.envs.rodizio.rules import RodizioState
+
+STATE = RodizioState        # the reference state class, for to/from_record (baralho/core/compiled.py)
 
 NUM_PLATES = C.NUM_PLATES
 PLAQUINHA = C.PLAQUINHA

@@ -16,7 +16,7 @@ FAN = 16
 def render_image(game, s, player: int | None = None) -> np.ndarray:
     cv = Canvas(560, 420)
     status = "game over" if s.over else f"{game.eater_name(s.seat)} to act"
-    cv.text(8, 6, f"Rodizio  round {s.round}/{game.max_rounds}  {status}  "
+    cv.text(8, 6, f"Rodízio  round {s.round}/{game.max_rounds}  {status}  "
                   f"({'omniscient' if player is None else f'player_{player} view'})")
     for p, (x, y) in enumerate(PLATES_AT):
         cv.text(x, y + 2, f"plate {p}" + ("  <- choose" if s.pending == p else ""))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.core.picture import CARD_H, CARD_W, INK, RED, Canvas
+from baralho.core.picture import CARD_H, CARD_W, INK, RED, Canvas, font
 from baralho.envs.scala40.melds import JOKER, NUM_KINDS, RANKS, RUN, kind_of
 
 WIDTH = 960
@@ -117,13 +117,7 @@ def card(cv: Canvas, x: int, y: int, k: int, standin: int = -1, full: bool = Tru
 
 
 def _rank_font(cv: Canvas, small: bool):
-    from PIL import ImageFont
-
-    size = 10 if small else 13
-    cache = cv.__dict__.setdefault("_rank_fonts", {})
-    if size not in cache:
-        cache[size] = ImageFont.load_default(size=size)
-    return cache[size]
+    return font(10 if small else 13)
 
 
 def _fan(cv: Canvas, x: int, y: int, kinds: list[int], step: int, width: int) -> None:

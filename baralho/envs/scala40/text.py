@@ -105,7 +105,9 @@ def render(game, s, player: int | None) -> str:
     if s.phase == 2:
         lines.append(f"over; returns {[round(r, 3) for r in s.returns]}")
     elif player is None:
-        lines.append(f"stock (top last): {' '.join(card_name(k) for k in s.stock[-8:])} …")
+        nxt = s.stock[::-1][:8]         # the top (next draw) is the list's end: name it first
+        more = f" … {len(s.stock) - len(nxt)} more" if len(s.stock) > len(nxt) else ""
+        lines.append(f"stock (next draw first): {' '.join(card_name(k) for k in nxt) or '—'}{more}")
     return "\n".join(lines)
 
 
