@@ -15,9 +15,10 @@
    learner, every decision trains), a frozen *league* snapshot (one learner seat at random,
    the snapshot plays the others: one batched forward pass per snapshot per step), or the
    *heuristic* (one learner seat, the game's heuristic plays the others). The heuristic is
-   a Python call per decision per env: on a reference-loop game it costs about what the
-   reference step itself costs, on a compiled engine it costs far more than the step, so
-   ``heuristic_share`` is small there. The shares are per-game defaults (table below).
+   a Python call per decision per env, of the order of a reference-loop step and far above
+   a compiled one, so ``heuristic_share`` is small on a compiled engine; what it cost in a
+   run is in ``summary.json`` (``seconds_this_invocation``: env, net, heuristic, update,
+   eval). The shares are per-game defaults (table below).
 4. **Per-seat crediting.** A decision's reward is everything its seat receives from that
    decision until the same seat's next decision in the same game, or until the game ends
    (the terminal reward included); GAE then runs along each seat's own decision sequence
@@ -503,12 +504,29 @@ def train(cfg: SelfPlayConfig) -> Path:
     task = progress.add_task(f"{cfg.env_id} self-play", total=cfg.decisions, completed=counters["decisions"],
                              status="")
 
-    last_eval = ""
+    status, interrupted = "", False
 
     def out_of_time() -> bool:
         return cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes
 
-    with progress:
+    def evaluate_and_checkpoint(step: int) -> str:
+        t0 = time.perf_counter()
+        result = dict(decisions=step, **evaluate(policy, cfg, cfg.eval_games, cfg.seed + 50_000))
+        split["eval"] += time.perf_counter() - t0
+        counters["evals"].append(result)
+        counters["last_eval"] = step
+        for key in ("win_rate", "ci_low", "ci_high"):
+            writer.add_scalar(f"eval/{key}_vs_heuristic", result[key], step)
+        counters["seconds"] = seconds_before + time.perf_counter() - start
+        counters["policy_card"] = dict(decisions=step)
+        save_checkpoint(out, policy, optimizer, counters, cfg, run_id)
+        line = f"vs heuristic {result['win_rate']:.3f} [{result['ci_low']:.3f}, {result['ci_high']:.3f}]"
+        if cfg.progress:
+            progress.console.print(f"{step:,} decisions: {line} over {result['games']} games", highlight=False)
+        return line
+
+    progress.start()
+    try:
         while counters["decisions"] < cfg.decisions and not out_of_time():
             # 1. rollout: every env steps cfg.rollout times
             for _ in range(cfg.rollout):
@@ -564,21 +582,18 @@ def train(cfg: SelfPlayConfig) -> Path:
                 league = (league + [copy.deepcopy(policy)])[-cfg.league_size:] if cfg.league_size else []
             last = step >= cfg.decisions or out_of_time()
             if (cfg.eval_every and step - counters["last_eval"] >= cfg.eval_every) or last:
-                t0 = time.perf_counter()
-                result = dict(decisions=step, **evaluate(policy, cfg, cfg.eval_games, cfg.seed + 50_000))
-                split["eval"] += time.perf_counter() - t0
-                counters["evals"].append(result)
-                counters["last_eval"] = step
-                writer.add_scalar("eval/win_rate_vs_heuristic", result["win_rate"], step)
-                writer.add_scalar("eval/ci_low", result["ci_low"], step)
-                writer.add_scalar("eval/ci_high", result["ci_high"], step)
-                counters["seconds"] = seconds_before + time.perf_counter() - start
-                counters["policy_card"] = dict(decisions=step)
-                save_checkpoint(out, policy, optimizer, counters, cfg, run_id)
-                last_eval = (f"vs heuristic {result['win_rate']:.3f} "
-                             f"[{result['ci_low']:.3f}, {result['ci_high']:.3f}] · ")
+                status = evaluate_and_checkpoint(step)
             progress.update(task, completed=min(step, cfg.decisions),
-                            status=f"{last_eval}{step / max(elapsed, 1e-9):,.0f} decisions/s")
+                            status=f"{status} · {step / max(elapsed, 1e-9):,.0f} decisions/s")
+    except KeyboardInterrupt:       # Ctrl-C: stop learning (a rollout cut short is dropped), keep the rest
+        interrupted = True
+        progress.stop()
+        print(f"\ninterrupted at {counters['decisions']:,} decisions: evaluating and saving the policy so far",
+              flush=True)
+        evaluate_and_checkpoint(counters["decisions"])
+    finally:
+        progress.stop()
+    policy.set_training_mode(False)
     writer.close()
 
     # 4. the policy and the run's figures
@@ -591,7 +606,7 @@ def train(cfg: SelfPlayConfig) -> Path:
                    learner_decisions_per_second=counters["learner_decisions"] / max(counters["seconds"], 1e-9),
                    seconds_this_invocation=split, baseline=counters["baseline"],
                    final=counters["evals"][-1] if counters["evals"] else None, evals=counters["evals"],
-                   warm_start=counters["warm_start"])
+                   warm_start=counters["warm_start"], interrupted=interrupted)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return out
 
@@ -609,8 +624,9 @@ def main(args) -> int:
     s = json.loads((out / "summary.json").read_text())
     final, base = s["final"], s["baseline"]
     print(f"\n{cfg.env_id}: {s['decisions']:,} decisions ({s['learner_decisions']:,} learned from) in "
-          f"{s['wall_seconds']:.0f} s, {s['decisions_per_second']:,.0f} decisions/s; policy {out / 'final.json'}")
+          f"{s['wall_seconds']:.0f} s{' (interrupted)' if s['interrupted'] else ''}, "
+          f"{s['decisions_per_second']:,.0f} decisions/s; policy {out / 'final.json'}")
     if final:
         print(f"vs heuristic over {final['games']} games: {final['win_rate']:.3f} "
               f"[{final['ci_low']:.3f}, {final['ci_high']:.3f}]; heuristic vs heuristic {base['win_rate']:.3f}")
-    return 0
+    return 130 if s["interrupted"] else 0

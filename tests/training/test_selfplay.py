@@ -225,6 +225,29 @@ def test_resume_refuses_an_sb3_run_and_the_cli_runs_selfplay(tmp_path, capsys):
     assert json.loads((tmp_path / "cli" / "run.json").read_text())["algo"] == "selfplay"
 
 
+def test_ctrl_c_stops_learning_then_evaluates_saves_and_exits_130(tmp_path, monkeypatch, capsys):
+    from baralho.cli import main
+
+    real, calls = sp.ppo_update, []
+
+    def interrupted_update(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(sp, "ppo_update", interrupted_update)
+    assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "100000", "--eval-games", "2",
+                 "--out", str(tmp_path), "--quiet"]) == 130
+    out = capsys.readouterr().out
+    assert "interrupted at 384 decisions" in out and "(interrupted)" in out
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["interrupted"] and s["updates"] == 2 and s["final"]["decisions"] == 384   # stepped, 2 updates
+    from baralho.agents import make_agent
+
+    assert make_agent(f"ppo:{tmp_path / 'final'}", "rodizio_v1").card["decisions"] == 384
+
+
 def test_bad_settings_are_refused_before_anything_starts(tmp_path):
     with pytest.raises(ValueError, match="sum <= 1"):
         sp.config_for("rodizio_v1", self_share=0.8, heuristic_share=0.5)

@@ -223,9 +223,9 @@ def test_ctrl_c_saves_a_usable_model_and_the_curve_and_exits_cleanly(tmp_path):
     """A real Ctrl-C: SIGINT to the whole process group (the trainer and its SubprocVecEnv
     workers), as a terminal sends it, once the first evaluation line is out."""
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "baralho", "train", "rodizio_v1", "--timesteps", "10000000", "--n-envs", "2",
-           "--vec", "subproc", "--eval-every", "256", "--eval-games", "4", "--snapshot-every", "100000000",
-           "--out", str(out)]
+    cmd = [sys.executable, "-m", "baralho", "train", "rodizio_v1", "--algo", "sb3", "--timesteps", "10000000",
+           "--n-envs", "2", "--vec", "subproc", "--eval-every", "256", "--eval-games", "4",
+           "--snapshot-every", "100000000", "--out", str(out)]
     proc = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
