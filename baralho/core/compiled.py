@@ -96,7 +96,7 @@ class CompiledGame:
             self.render_image = lambda s, player=None: reference.render_image(self.to_reference(s), player)
         self._offsets = fast.obs_offsets(reference)
         self._tables = fast_tables(fast, reference)
-        self._rewards = np.zeros(self.num_players, np.float32)
+        self._rewards = np.zeros(self.num_players, np.float64)   # as the reference's: -1/3 is no float32
 
     # ------------------------------------------------------------ conversion
     def from_reference(self, ref_state) -> CompiledState:

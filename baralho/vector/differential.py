@@ -64,10 +64,10 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
             ref_mask = game.legal_mask(s)
             if seat[i] != player:
                 differ(i, f"player to act {seat[i]} != {player}")
-            if not np.array_equal(mask[i], ref_mask):
+            if mask[i].tobytes() != ref_mask.tobytes():      # both int8: as bytes, cheaper than array_equal
                 differ(i, f"mask {np.flatnonzero(mask[i]).tolist()} != {np.flatnonzero(ref_mask).tolist()}")
             ref_obs = game.observe(s, player)
-            if not np.array_equal(obs[i], ref_obs):
+            if obs[i].dtype != ref_obs.dtype or obs[i].tobytes() != ref_obs.tobytes():
                 bad = np.flatnonzero(obs[i] != ref_obs)
                 differ(i, f"observation differs at {bad[:8].tolist()}")
             # the state: every step (cheaply where the fast module can), in full (get_state) where
