@@ -9,23 +9,51 @@ the same env: same deal from the same seed (the deal is the reference's), same
 masks, observations and rewards (``tests/vector`` checks it move for move).
 
 A compiled game module provides: ``STATE`` (the reference state class),
-``new_records(game, count)``, ``to_record(record, state)``,
-``from_record(record, STATE)``, ``obs_offsets(game)``, and the compiled entry
-points ``apply_one(records, action, mask, rewards) -> player``,
-``observe_one(records, offsets, player, out)`` and ``mask_one(records, mask)``.
+``new_records(game, count)``, ``to_record(record, state, game)``,
+``from_record(record, STATE, game)``, ``obs_offsets(game)``, and the compiled
+entry points ``apply_one(records, action, mask, rewards) -> player``,
+``observe_one(records, offsets, player, out)`` and ``mask_one(records, mask)``;
+optionally ``tables(game)``: data arrays (a deck's) passed after the other
+arguments of every compiled entry point.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from types import ModuleType
 from typing import Any
 
+import numba as nb
 import numpy as np
+from numba.core.types import npytypes
 
 from baralho.core.config import ConfigError
 
 ENGINES = ("compiled", "reference")
+
+
+def _record_mangling_args(self):
+    return type(self).__name__, ("r" + hashlib.sha1(self.name.encode()).hexdigest()[:24],)
+
+
+# numba names a compiled function after its argument types, and a record type by a per-process
+# counter (Record._code): two record dtypes (two player counts, two decks) compiled in two processes
+# can get one symbol name, and once both are loaded from the cache the second calls the first's code,
+# at the first's field offsets (wrong masks, silently). Name a record by its layout instead (its
+# name lists every field with its type and offset). Every fast module compiles through `jit` below,
+# so the fix is in place before any of them compiles or loads.
+npytypes.Record.mangling_args = property(_record_mangling_args)
+
+#: the compiled engines' decorator: cached on disk, releases the GIL
+jit = nb.njit(cache=True, nogil=True)
+
+
+def fast_tables(fast, game) -> tuple:
+    """The game's data arrays its kernels take after their other arguments (``fast.tables(game)``,
+    built once per config: a game whose card list is a data file, as Roda de Samba's); none
+    for a game whose tables are constants of its fast module."""
+    return tuple(fast.tables(game)) if hasattr(fast, "tables") else ()
 
 
 class CompiledState:
@@ -67,19 +95,20 @@ class CompiledGame:
         if hasattr(reference, "render_image"):
             self.render_image = lambda s, player=None: reference.render_image(self.to_reference(s), player)
         self._offsets = fast.obs_offsets(reference)
-        self._rewards = np.zeros(self.num_players, np.float32)
+        self._tables = fast_tables(fast, reference)
+        self._rewards = np.zeros(self.num_players, np.float64)   # as the reference's: -1/3 is no float32
 
     # ------------------------------------------------------------ conversion
     def from_reference(self, ref_state) -> CompiledState:
         records = self.fast.new_records(self.reference, 1)
-        self.fast.to_record(records[0], ref_state)
+        self.fast.to_record(records[0], ref_state, self.reference)
         mask = np.zeros(self.num_actions, np.int8)
-        self.fast.mask_one(records, mask)
+        self.fast.mask_one(records, mask, *self._tables)
         mask.flags.writeable = False
         return CompiledState(records, mask, self.reference.current_player(ref_state))
 
     def to_reference(self, s: CompiledState):
-        return self.fast.from_record(s.records[0], self.fast.STATE)
+        return self.fast.from_record(s.records[0], self.fast.STATE, self.reference)
 
     # ------------------------------------------------------------ hot path
     def new_state(self, rng: np.random.Generator) -> CompiledState:
@@ -97,14 +126,14 @@ class CompiledGame:
     def apply(self, s: CompiledState, action: int) -> list[float] | None:
         mask = np.empty(self.num_actions, np.int8)
         rewards = self._rewards
-        s.player = self.fast.apply_one(s.records, action, mask, rewards)
+        s.player = self.fast.apply_one(s.records, action, mask, rewards, *self._tables)
         mask.flags.writeable = False
         s.mask = mask
         return rewards.tolist() if s.player < 0 or rewards.any() else None
 
     def observe(self, s: CompiledState, player: int) -> np.ndarray:
         out = np.empty(self.obs_layout.size, self.obs_layout.dtype)
-        self.fast.observe_one(s.records, self._offsets, player, out)
+        self.fast.observe_one(s.records, self._offsets, player, out, *self._tables)
         return out
 
     # ------------------------------------------------------------ through the reference

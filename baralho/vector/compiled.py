@@ -7,6 +7,7 @@ import importlib
 import numba as nb
 import numpy as np
 
+from baralho.core.compiled import fast_tables
 from baralho.vector.base import VectorEnv
 
 
@@ -31,6 +32,7 @@ class CompiledVector(VectorEnv):
         self.fast = fast = importlib.import_module(COMPILED[game.env_id])
         self._records = fast.new_records(game, num_envs)
         self._offsets = fast.obs_offsets(game)
+        self._tables = fast_tables(fast, game)             # passed last to every kernel
         self._seed_streams(seed)
         self._mask = np.zeros((num_envs, self.num_actions), np.int8)   # private: the legality check
         self._step = fast.step_batch if threads == 1 else fast.step_batch_threads
@@ -52,7 +54,7 @@ class CompiledVector(VectorEnv):
         if seed is not None:
             self._seed_streams(seed)
         obs, mask, seat = self._outputs()
-        self.fast.reset_batch(self._records, self._offsets, mask, obs, seat)
+        self.fast.reset_batch(self._records, self._offsets, mask, obs, seat, *self._tables)
         self._mask[:] = mask
         self._ready = True
         return obs, mask, seat
@@ -60,7 +62,7 @@ class CompiledVector(VectorEnv):
     def observe(self):
         self._check_reset()
         obs, mask, seat = self._outputs()
-        self.fast.observe_batch(self._records, self._offsets, mask, obs, seat)
+        self.fast.observe_batch(self._records, self._offsets, mask, obs, seat, *self._tables)
         return obs, mask, seat
 
     def step(self, actions, active=None):
@@ -77,7 +79,7 @@ class CompiledVector(VectorEnv):
         rewards = np.empty((self.num_envs, self.num_players), np.float32)
         done = np.empty(self.num_envs, np.bool_)
         self._threads()
-        self._step(self._records, self._offsets, a, mask, obs, seat, rewards, done)
+        self._step(self._records, self._offsets, a, mask, obs, seat, rewards, done, *self._tables)
         if active is not None and not on.all():
             self._records[~on] = kept
             obs, mask, seat = self.observe()
@@ -88,13 +90,22 @@ class CompiledVector(VectorEnv):
 
     def get_state(self, i: int):
         self._check_reset()
-        return self.fast.from_record(self._records[self._index(i)], self.fast.STATE)
+        return self.fast.from_record(self._records[self._index(i)], self.fast.STATE, self.game)
 
     def set_state(self, i: int, state) -> None:
         self._check_reset()
         i = self._index(i)
-        self.fast.to_record(self._records[i], state)
-        self.fast.mask_one(self._records[i:i + 1], self._mask[i])
+        self.fast.to_record(self._records[i], state, self.game)
+        self.fast.mask_one(self._records[i:i + 1], self._mask[i], *self._tables)
+
+    def holds(self, i: int, state) -> bool:
+        """Whether env ``i`` holds exactly ``state`` (for the differential harness): the fast
+        module's cheap ``same_state(record, state, game)`` where it has one, else
+        ``get_state(i) == state``."""
+        same = getattr(self.fast, "same_state", None)
+        if same is None:
+            return self.get_state(i) == state
+        return same(self._records[self._index(i)], state, self.game)
 
     def memory_per_env(self) -> int:
         """Bytes of state per env (the record), plus its mask row."""

@@ -3,8 +3,11 @@
 Deal with the reference, load the state into the compiled batch (``set_state``),
 play random legal or heuristic actions in both, and compare after every step:
 the player to act, the mask, the observation, the rewards, the end of the game
-and the whole state (``get_state`` against the reference state). The
-reference's ``check_invariants`` runs on ``get_state`` of sampled steps. Used by
+and the whole state: every step with ``CompiledVector.holds`` (a fast
+module's cheap ``same_state`` where it has one), and as reference states
+(``get_state`` against the reference state, which checks ``from_record`` in
+full) wherever that fails and at sampled steps (one in ``invariants_every``
+per env), where the reference's ``check_invariants`` runs on ``get_state``. Used by
 ``tests/vector`` (1,000 games per config) and ``python -m benchmarks.fuzz
 --differential`` (100,000 games per game).
 """
@@ -17,13 +20,21 @@ import numpy as np
 
 import baralho.vector as bv
 
+# the defaults of the two sampling knobs; a fast module's ``DIFFERENTIAL`` dict may change them for
+# its game (a slow reference or heuristic: the default test run must stay affordable)
+DEFAULTS = dict(heuristic_share=0.5, invariants_every=7)
+
 
 def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: int = 0,
-                 heuristic_share: float = 0.5, invariants_every: int = 7, max_reports: int = 10) -> dict:
+                 heuristic_share: float | None = None, invariants_every: int | None = None,
+                 max_reports: int = 10) -> dict:
     """Play ``games`` games on both engines; returns counts and the first differences found."""
     from baralho.agents import make_agent
 
     venv = bv.make(env_id, num_envs=batch, seed=seed, engine="compiled", **config)
+    knobs = {**DEFAULTS, **getattr(venv.fast, "DIFFERENTIAL", {})}
+    heuristic_share = knobs["heuristic_share"] if heuristic_share is None else heuristic_share
+    invariants_every = knobs["invariants_every"] if invariants_every is None else invariants_every
     game = venv.game
     venv.reset()
     rng = np.random.default_rng(seed)
@@ -53,16 +64,20 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
             ref_mask = game.legal_mask(s)
             if seat[i] != player:
                 differ(i, f"player to act {seat[i]} != {player}")
-            if not np.array_equal(mask[i], ref_mask):
+            if mask[i].tobytes() != ref_mask.tobytes():      # both int8: as bytes, cheaper than array_equal
                 differ(i, f"mask {np.flatnonzero(mask[i]).tolist()} != {np.flatnonzero(ref_mask).tolist()}")
             ref_obs = game.observe(s, player)
-            if not np.array_equal(obs[i], ref_obs):
+            if obs[i].dtype != ref_obs.dtype or obs[i].tobytes() != ref_obs.tobytes():
                 bad = np.flatnonzero(obs[i] != ref_obs)
                 differ(i, f"observation differs at {bad[:8].tolist()}")
-            state = venv.get_state(i)
-            if state != s:
-                differ(i, f"state {state} != {s}")
-            if steps % invariants_every == i % invariants_every:
+            # the state: every step (cheaply where the fast module can), in full (get_state) where
+            # that fails and at the sampled steps, where the invariants run too
+            sampled = steps % invariants_every == i % invariants_every
+            if sampled or not venv.holds(i, s):
+                state = venv.get_state(i)
+                if state != s:
+                    differ(i, f"state {state} != {s}")
+            if sampled:
                 try:
                     game.check_invariants(state)
                 except AssertionError as err:

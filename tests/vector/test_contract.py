@@ -125,3 +125,15 @@ def test_every_game_runs_on_the_reference_loop():
         for _ in range(5):
             obs, mask, seat, rewards, done = venv.step(random_actions(mask, rng))
         assert obs.shape == (3, venv.obs_size) and mask.any(1).all()
+
+
+def test_two_record_layouts_never_share_a_symbol_name_across_processes():
+    """numba named a record type by a per-process counter, so two layouts (two player counts or
+    decks) compiled in two processes got one name, and loaded together from the cache one ran
+    the other's code (baralho.core.compiled names a record by its layout)."""
+    code = ("import sys, numpy as np, baralho.core.compiled; from numba import typeof; "
+            "from numba.core.itanium_mangler import mangle_type; "
+            "print(mangle_type(typeof(np.zeros(1, [('x', np.int16, int(sys.argv[1]))])).dtype))")
+    names = [subprocess.run([sys.executable, "-c", code, str(k)], capture_output=True, text=True,
+                            check=True).stdout.strip() for k in (2, 3, 2)]
+    assert names[0] != names[1] and names[0] == names[2]

@@ -109,6 +109,8 @@ Config options
 - `deck` (str or None, None): path of a card-list JSON file; None = the bundled
   `deck.json`. Validated on load (errors name the bad entry).
 - `max_rounds` (int, 30): the turn bound; the game ends after this round.
+- `engine` (str, "compiled"): the compiled engine (`fast.py`, numba; any
+  deck file) or "reference" (`rules.py`); the same game move for move.
 
 Version history
 ---------------

@@ -20,6 +20,7 @@ _DRAW_VALUE = 2.6  # what two unknown cards from the deck are worth to us, rough
 
 class RodaDeSambaHeuristic:
     def __init__(self, game, seed: int | None = None) -> None:
+        game = getattr(game, "reference", game)   # the deck's tables: the rules game's (CompiledGame wraps it)
         self.game = game
         self.deck = d = game.deck
         self.rng = np.random.default_rng(seed)

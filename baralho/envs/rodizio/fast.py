@@ -23,6 +23,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from baralho.core.compiled import jit
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
 from baralho.envs.rodizio.rules import RodizioState
@@ -85,8 +86,6 @@ def new_records(game, count: int) -> np.ndarray:
     st["comilao"], st["spicy"], st["perfect_memory"] = game.comilao, game.spicy, game.perfect_memory
     return st
 
-
-jit = nb.njit(cache=True, nogil=True)
 
 
 # ---------------------------------------------------------------------- chance
@@ -394,8 +393,9 @@ def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 
 # ---------------------------------------------------------------------- conversion
-def to_record(s, ref_state) -> None:
-    """Write a reference ``RodizioState`` into the record ``s`` (its rng untouched)."""
+def to_record(s, ref_state, game=None) -> None:
+    """Write a reference ``RodizioState`` into the record ``s`` (its rng untouched; the
+    config is in the record, so ``game`` is not needed)."""
     s["stacks"][:] = 0
     for p, stack in enumerate(ref_state.stacks):
         s["stacks"][p, :len(stack)] = stack
@@ -411,7 +411,7 @@ def to_record(s, ref_state) -> None:
     s["final"][:] = ref_state.final if ref_state.over else 0
 
 
-def from_record(s, state_cls):
+def from_record(s, state_cls, game=None):
     """The reference state held by the record ``s``."""
     stacks = [s["stacks"][p, :s["size"][p]].tolist() for p in range(NUM_PLATES)]
     eaten = [s["eaten"][w, :s["eaten_count"][w]].tolist() for w in range(len(s["eaten_count"]))]
