@@ -9,6 +9,8 @@ places its least valuable card.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from baralho.envs.chuche.actions import (
@@ -32,6 +34,11 @@ CORINGA_COST = 1.5     # what keeping a Coringa is worth
 
 def _options(counts: list[int], need: set[int], limit: int):
     """Non-empty sub-multisets of table kinds (counts by kind) whose sum is in ``need``."""
+    return _options_of(tuple(counts), frozenset(need), limit)
+
+
+@lru_cache(maxsize=1 << 16)     # few distinct tables recur across games; the differential tests ask often
+def _options_of(counts: tuple[int, ...], need: frozenset[int], limit: int) -> tuple:
     kinds = [k for k in range(NUM_KINDS) if counts[k]]
     out = []
 
@@ -48,7 +55,7 @@ def _options(counts: list[int], need: set[int], limit: int):
             rec(i + 1, chosen + [k] * take, t)
 
     rec(0, [], 0)
-    return out
+    return tuple(out)
 
 
 class ChucheHeuristic:
