@@ -30,6 +30,8 @@ from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, M
 
 CLEAR_BONUS = 3.0      # a Chuche card: 2-4 points plus its use
 CORINGA_COST = 1.5     # what keeping a Coringa is worth
+READS = ("hand", "capture_sum", "must_use", "table", "blocked", "target", "phase", "chuche_played",
+         "chuche_deck", "hand_size", "chuche_held")        # the fields it decodes (of 28)
 
 
 def _options(counts: list[int], need: set[int], limit: int):
@@ -112,7 +114,7 @@ class ChucheHeuristic:
     # ----------------------------------------------------------------- act
     def act(self, observation: dict, agent_id: str) -> int:
         mask = observation["action_mask"]
-        f = self.layout.decode(observation["observation"])
+        f = self.layout.decode(observation["observation"], READS)
         legal = np.flatnonzero(mask)
         phase = int(f["phase"].argmax())
         free_left = int(f["table"].sum())
