@@ -324,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what -v and --images show: omniscient (every card), current (the acting player's "
                         "view) or a seat number")
     p.add_argument("--deck", default=None,
-                   help="the deck file of a record played with a custom deck (checked against its hash)")
+                   help="the deck file of a record played with a custom deck, checked against its hash "
+                        "(default: none, the record's own packaged deck)")
     p.set_defaults(func=replay)
     return parser
 

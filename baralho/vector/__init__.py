@@ -38,6 +38,7 @@ from baralho.vector.base import IllegalActionError, VectorEnv
 
 # env id -> its compiled engine module (a game's fast.py); the others run on the reference loop
 COMPILED: dict[str, str] = {
+    "chuche_v1": "baralho.envs.chuche.fast",
     "rodizio_v1": "baralho.envs.rodizio.fast",
     "roda_de_samba_v1": "baralho.envs.roda_de_samba.fast",
 }

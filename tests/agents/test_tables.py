@@ -46,11 +46,12 @@ def test_a_policy_whose_input_does_not_fit_is_refused_at_construction(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
+    from baralho.agents.policy import save_policy
+
     two = SingleAgentEnv("chuche_v1", num_players=2)
-    MaskablePPO("MlpPolicy", two, n_steps=32, batch_size=32, policy_kwargs={"net_arch": [8]}).save(tmp_path / "m")
-    path = tmp_path / "m.zip"
-    with pytest.raises(ValueError, match=r"takes 307 observation values and 124 actions; chuche_v1 with "
-                                         r"\{'num_players': 3\} has 362 and 124"):
+    model = MaskablePPO("MlpPolicy", two, n_steps=32, batch_size=32, policy_kwargs={"net_arch": [8]})
+    path = save_policy(model.policy, tmp_path / "m", "chuche_v1", {"num_players": 2})
+    with pytest.raises(ValueError, match=r"num_players|player count|players"):
         make_agent(f"ppo:{path}", "chuche_v1", config={"num_players": 3})
     agent = make_agent(f"ppo:{path}", "chuche_v1")
     bind_if_needed(agent, env("chuche_v1"))

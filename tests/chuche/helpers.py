@@ -64,11 +64,36 @@ def legal(game, s) -> set[int]:
 
 
 def play(game, s, *actions):
-    """Apply legal actions (each must be in the mask), checking invariants."""
+    """Apply legal actions (each must be in the mask), checking invariants; the compiled
+    engine plays every action beside the reference and must agree (see ``twin_step``)."""
     r = None
     for a in actions:
         assert game.legal_mask(s)[a], f"{a} ({game.describe_action(s, a)}) not legal:\n{game.render_text(s)}"
         assert (game.legal_mask(s) == game.reference_legal_mask(s)).all()
+        twin = compiled(game).from_reference(s)
         r = game.apply(s, a)
         game.check_invariants(s)
+        twin_step(game, s, twin, a, r)
     return r
+
+
+def compiled(game):
+    """The compiled engine (fast.py) over this reference game."""
+    from baralho.core.compiled import CompiledGame
+    from baralho.envs.chuche import fast
+
+    return CompiledGame(game, fast)
+
+
+def twin_step(game, s, twin, a: int, r) -> None:
+    """Step the compiled ``twin`` of the state before ``a`` and check it reached ``s``:
+    the same state, player to act, mask, every seat's observation and rewards."""
+    c = compiled(game)
+    r2 = c.apply(twin, a)
+    assert c.to_reference(twin) == s, f"compiled state after {a} ({game.describe_action(s, a)}) differs"
+    assert c.current_player(twin) == game.current_player(s)
+    assert np.array_equal(c.legal_mask(twin), game.legal_mask(s)), \
+        (np.flatnonzero(c.legal_mask(twin)), np.flatnonzero(game.legal_mask(s)))
+    for p in range(game.num_players):
+        assert np.array_equal(c.observe(twin, p), game.observe(s, p)), f"compiled observation of seat {p}"
+    assert (r is None) == (r2 is None) and (r is None or np.array_equal(np.float32(r), np.float32(r2)))

@@ -18,7 +18,7 @@ from .helpers import AM, AZ, LA, VD, VM, card, chuche, play, position
 
 def _env_at(game_state, **cfg):
     game, s = game_state
-    env = chuche_v1.env(**cfg)
+    env = chuche_v1.env(engine="reference", **cfg)   # s is a reference state
     env.reset(seed=0)
     env.unwrapped.game_state = s
     env.unwrapped._acting = game.current_player(s)

@@ -105,7 +105,7 @@ def test_replay_text_and_pictures_show_the_same_view(tmp_path, monkeypatch, caps
                                   lambda env, agent, obs: rng.choice(np.flatnonzero(obs["action_mask"])))
     path = rec.save(tmp_path / "r.json")
     views = []
-    monkeypatch.setattr(records, "to_images", lambda rec, out, every, view: views.append(view) or out)
+    monkeypatch.setattr(records, "to_images", lambda rec, out, every, view, deck=None: views.append(view) or out)
     assert main(["replay", str(path), "-v", "--images", str(tmp_path / "g.gif")]) == 0
     text = capsys.readouterr().out
     assert "omniscient" in text and "'s view" not in text and views == ["omniscient"]

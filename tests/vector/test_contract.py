@@ -110,7 +110,7 @@ def test_bad_options_are_refused():
         with pytest.raises(ConfigError, match=match):
             bv.make("rodizio_v1", **{"num_envs": 2, **kw})
     with pytest.raises(ConfigError, match="no compiled engine"):
-        bv.make("chuche_v1", num_envs=2, engine="compiled")
+        bv.make("roda_de_samba_v1", num_envs=2, engine="compiled")   # no compiled engine yet
     with pytest.raises(RuntimeError, match="reset"):
         bv.make("rodizio_v1", num_envs=2).step(np.zeros(2, int))
 

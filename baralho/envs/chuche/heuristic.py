@@ -9,6 +9,8 @@ places its least valuable card.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from baralho.envs.chuche.actions import (
@@ -28,10 +30,17 @@ from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, M
 
 CLEAR_BONUS = 3.0      # a Chuche card: 2-4 points plus its use
 CORINGA_COST = 1.5     # what keeping a Coringa is worth
+READS = ("hand", "capture_sum", "must_use", "table", "blocked", "target", "phase", "chuche_played",
+         "chuche_deck", "hand_size", "chuche_held")        # the fields it decodes (of 28)
 
 
 def _options(counts: list[int], need: set[int], limit: int):
     """Non-empty sub-multisets of table kinds (counts by kind) whose sum is in ``need``."""
+    return _options_of(tuple(counts), frozenset(need), limit)
+
+
+@lru_cache(maxsize=1 << 16)     # few distinct tables recur across games; the differential tests ask often
+def _options_of(counts: tuple[int, ...], need: frozenset[int], limit: int) -> tuple:
     kinds = [k for k in range(NUM_KINDS) if counts[k]]
     out = []
 
@@ -48,7 +57,7 @@ def _options(counts: list[int], need: set[int], limit: int):
             rec(i + 1, chosen + [k] * take, t)
 
     rec(0, [], 0)
-    return out
+    return tuple(out)
 
 
 class ChucheHeuristic:
@@ -105,7 +114,7 @@ class ChucheHeuristic:
     # ----------------------------------------------------------------- act
     def act(self, observation: dict, agent_id: str) -> int:
         mask = observation["action_mask"]
-        f = self.layout.decode(observation["observation"])
+        f = self.layout.decode(observation["observation"], READS)
         legal = np.flatnonzero(mask)
         phase = int(f["phase"].argmax())
         free_left = int(f["table"].sum())

@@ -22,6 +22,7 @@ from baralho.envs.chuche.cards import (
     NUM_KINDS,
     POINTS,
     SCORE_KIND,
+    SCORE_KINDS,
     chuche_points,
 )
 
@@ -84,52 +85,63 @@ def card_row(c: int, back: int) -> np.ndarray:
 
 
 def encode(game, s, player: int) -> np.ndarray:
-    """``player``'s observation of ``s``: own hand, everything public, seat-relative."""
+    """``player``'s observation of ``s``: own hand, everything public, seat-relative.
+
+    Written into a Python list at each field's offset (``at[name]``; a field of shape
+    (rows, k) is row-major) and made an array once: the differential tests encode
+    every step of thousands of games, and a numpy item write costs ten list writes."""
     L, n = game.obs_layout, game.num_players
-    f = L.decode(obs := L.zeros())                                   # writable views by field
+    at = L.start
+    o = [0] * L.size
     seats = [(player + j) % n for j in range(n)]                     # row j: j seats after the observer
-    for i, c in enumerate(s.hands[player]):
-        f["hand"][i] = card_row(c, s.back[c])
-    if s.cap_card >= 0:
-        f["capture_card"][:] = card_row(s.cap_card, s.back[s.cap_card])
-        for c in s.cap_sel:
-            f["capture_selected"][KIND[c]] += 1
-        f["capture_sum"][0] = s.cap_sum
-    if s.must_use >= 0:
-        f["must_use"][s.must_use] = 1
     row = {q: j for j, q in enumerate(seats)}
+
+    def card_row(base: int, c: int) -> None:                         # colour, front, back one-hot
+        o[base + COLOUR[c]] = o[base + 6 + FRONT[c] - 1] = o[base + 12 + s.back[c] - 6] = 1
+
+    for i, c in enumerate(s.hands[player]):
+        card_row(at["hand"] + i * CARD_ROW, c)
+    if s.cap_card >= 0:
+        card_row(at["capture_card"], s.cap_card)
+        for c in s.cap_sel:
+            o[at["capture_selected"] + KIND[c]] += 1
+        o[at["capture_sum"]] = s.cap_sum
+    if s.must_use >= 0:
+        o[at["must_use"] + s.must_use] = 1
     for c in s.table:
         if s.owner[c] < 0:
-            f["table"][KIND[c]] += 1
+            o[at["table"] + KIND[c]] += 1
         else:
-            f["blocked"][row[s.owner[c]], KIND[c]] += 1
-    f["target"][game.target(s) - 6] = 1
-    f["stock_size"][0] = len(s.stock)
-    f["colours"][list(s.colours)] = 1
-    f["phase"][s.phase] = 1
-    f["chuche_played"][0] = s.chuche_played
-    f["window_ends_turn"][0] = s.phase == BLOQ_WINDOW and s.cont == CONT_END
-    f["bomba_placed"][0] = s.bomba_hits if s.phase == BOMBA_ROUND else 0
-    f["chuche_deck"][0] = len(s.chuche_deck)
-    f["turn_player"][row[s.turn]] = 1
+            o[at["blocked"] + row[s.owner[c]] * NUM_KINDS + KIND[c]] += 1
+    o[at["target"] + game.target(s) - 6] = 1
+    o[at["stock_size"]] = len(s.stock)
+    for col in s.colours:
+        o[at["colours"] + col] = 1
+    o[at["phase"] + s.phase] = 1
+    o[at["chuche_played"]] = int(s.chuche_played)
+    o[at["window_ends_turn"]] = int(s.phase == BLOQ_WINDOW and s.cont == CONT_END)
+    o[at["bomba_placed"]] = s.bomba_hits if s.phase == BOMBA_ROUND else 0
+    o[at["chuche_deck"]] = len(s.chuche_deck)
+    o[at["turn_player"] + row[s.turn]] = 1
     first = game.first_player(s)
     for j, q in enumerate(seats):
-        f["hand_size"][j] = len(s.hands[q])
+        o[at["hand_size"] + j] = len(s.hands[q])
         for c in s.hands[q]:
-            f["hand_backs"][j, s.back[c] - 6] += 1
-        f["turn_order"][j] = (q - first) % n
-        f["chuche_held"][j] = s.held[q]
-        f["chuche_used"][j] = s.used[q]
+            o[at["hand_backs"] + j * len(BACK_VALUES) + s.back[c] - 6] += 1
+        o[at["turn_order"] + j] = (q - first) % n
+        k = len(CHUCHE_COUNTS)
+        o[at["chuche_held"] + j * k:at["chuche_held"] + (j + 1) * k] = s.held[q]
+        o[at["chuche_used"] + j * k:at["chuche_used"] + (j + 1) * k] = s.used[q]
         won = game.won(s, q)
-        f["chuche_won"][j] = won
+        o[at["chuche_won"] + j] = won
         for c in s.piles[q]:
-            f["captured"][j, SCORE_KIND[c]] += 1
-            f["gone"][KIND[c]] += 1
-        f["round_points"][j] = sum(POINTS[c] for c in s.piles[q]) + chuche_points(won)
-        f["scores"][j] = s.scores[q]
-    f["rounds_played"][0] = s.rounds_played
-    f["rounds_left"][0] = game.max_rounds - s.rounds_played
-    return obs
+            o[at["captured"] + j * len(SCORE_KINDS) + SCORE_KIND[c]] += 1
+            o[at["gone"] + KIND[c]] += 1
+        o[at["round_points"] + j] = sum(POINTS[c] for c in s.piles[q]) + chuche_points(won)
+        o[at["scores"] + j] = s.scores[q]
+    o[at["rounds_played"]] = s.rounds_played
+    o[at["rounds_left"]] = game.max_rounds - s.rounds_played
+    return np.array(o, L.dtype)
 
 
 def resample_hidden(game, s, player: int, rng: np.random.Generator):
