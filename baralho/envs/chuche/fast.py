@@ -382,7 +382,7 @@ _SCALARS = ("turn", "actor", "phase", "chuche_played", "cap_card", "cap_sum", "c
             "rounds_played", "decisions", "round_decisions", "over", "seed", "draws", "nfree", "must_use")
 
 
-def to_record(s, ref: ChucheState) -> None:
+def to_record(s, ref: ChucheState, game=None) -> None:
     """Write a reference ``ChucheState`` into the record ``s`` (its rng untouched); the
     unused tails of the rows are zeroed, so equal states give equal records."""
     s["colours"][:] = 0
@@ -423,7 +423,7 @@ def _in_play(colours: tuple[int, ...]) -> tuple[int, ...]:
 _IN_PLAY: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
-def from_record(s, state_cls):
+def from_record(s, state_cls, game=None):
     """The reference state held by the record ``s`` (one ``item()`` read: the
     differential tests call this after every step)."""
     f = dict(zip(s.dtype.names, s.item(), strict=True))
