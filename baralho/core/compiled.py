@@ -67,7 +67,8 @@ class CompiledGame:
         if hasattr(reference, "render_image"):
             self.render_image = lambda s, player=None: reference.render_image(self.to_reference(s), player)
         self._offsets = fast.obs_offsets(reference)
-        self._rewards = np.zeros(self.num_players, np.float32)
+        # float64: the AEC env hands out the reference's exact rewards (Scala 40's -penalty/100 is not a float32)
+        self._rewards = np.zeros(self.num_players, np.float64)
 
     # ------------------------------------------------------------ conversion
     def from_reference(self, ref_state) -> CompiledState:
