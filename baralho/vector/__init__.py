@@ -39,6 +39,7 @@ from baralho.vector.base import IllegalActionError, VectorEnv
 # env id -> its compiled engine module (a game's fast.py); the others run on the reference loop
 COMPILED: dict[str, str] = {
     "rodizio_v1": "baralho.envs.rodizio.fast",
+    "scala40_v1": "baralho.envs.scala40.fast",
 }
 
 __all__ = ["COMPILED", "IllegalActionError", "VectorEnv", "make"]

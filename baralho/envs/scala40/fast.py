@@ -934,23 +934,22 @@ def to_record(s, ref: Scala40State) -> None:
 def from_record(s, state_cls=Scala40State) -> Scala40State:
     """The reference state held by the record ``s``."""
     n = int(s["num_players"])
-    ints = lambda a: [int(x) for x in a]  # noqa: E731
     st = state_cls(
-        n, [ints(h) for h in s["hands"][:n]], ints(s["hand_size"][:n]), [ints(h) for h in s["known"][:n]],
-        [ints(h) for h in s["discarded"][:n]], [ints(h) for h in s["taken"][:n]], ints(s["stock"][:s["stock_n"]]),
-        ints(s["discard"][:s["discard_n"]]), [tuple(ints(m)) for m in s["melds"][:s["n_melds"]]],
-        ints(s["pending"][:s["pending_n"]]))
+        n, s["hands"][:n].tolist(), s["hand_size"][:n].tolist(), s["known"][:n].tolist(),
+        s["discarded"][:n].tolist(), s["taken"][:n].tolist(), s["stock"][:s["stock_n"]].tolist(),
+        s["discard"][:s["discard_n"]].tolist(), [tuple(m) for m in s["melds"][:s["n_melds"]].tolist()],
+        s["pending"][:s["pending_n"]].tolist())
     for name in ("player", "phase", "first", "turn", "turn_limit", "staged", "staged_value", "obligation",
                  "took", "undos", "hands_played", "turnovers", "draws"):
         setattr(st, name, int(s[name]))
     for name in ("was_open", "ob_used", "stock_hidden"):
         setattr(st, name, bool(s[name]))
-    st.opened = [bool(x) for x in s["opened"][:n]]
-    st.eliminated = [bool(x) for x in s["eliminated"][:n]]
-    st.totals = ints(s["totals"][:n])
-    st.last_penalties = ints(s["last_penalties"][:n])
-    st.winners = [i for i in range(n) if s["winners"][i]]
-    st.returns = [float(x) for x in s["returns"][:n]]
+    st.opened = s["opened"][:n].astype(bool).tolist()
+    st.eliminated = s["eliminated"][:n].astype(bool).tolist()
+    st.totals = s["totals"][:n].tolist()
+    st.last_penalties = s["last_penalties"][:n].tolist()
+    st.winners = np.flatnonzero(s["winners"][:n]).tolist()
+    st.returns = s["returns"][:n].tolist()
     st.seed = int(s["seed"]) if s["has_seed"] else None
     Scala40Game._sync(st)
     return st
