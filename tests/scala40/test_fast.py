@@ -138,3 +138,25 @@ def test_the_batch_deals_valid_games(cfg):
         np.testing.assert_array_equal(mask[i], game.legal_mask(s))
         np.testing.assert_array_equal(obs[i], game.observe(s, 0))
     assert len(tops) > 30          # the up-card varies: the streams are not all the same
+
+
+def test_the_batch_is_the_same_game_with_threads_and_auto_resets():
+    import baralho.vector as bv
+
+    cfg = dict(num_players=3, scope="hand")
+    one = bv.make("scala40_v1", num_envs=8, seed=11, **cfg)
+    two = bv.make("scala40_v1", num_envs=8, seed=11, threads=2, **cfg)
+    a, b = one.reset(), two.reset()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+        actions = (rng.random(a[1].shape) * a[1]).argmax(1)
+        a, b = one.step(actions), two.step(actions)
+        rewards, done = a[3], a[4]
+        assert (rewards[~done] == 0).all() and (rewards[done] <= 0).all()
+        ended += done.sum()
+        for i in np.flatnonzero(done):       # already re-dealt: the new game's first decision
+            s = one.get_state(i)
+            assert s.turn == 0 and s.phase == DRAW and not s.melds
+    assert ended >= 4
