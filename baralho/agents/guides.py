@@ -63,6 +63,13 @@ class DefaultGuide:
         return game.returns(state)
 
 
+def reference_state(game, state):
+    """The state as the reference engine's (the guides read its fields): a compiled
+    engine's state is converted (baralho.core.compiled.CompiledGame.to_reference)."""
+    to_reference = getattr(game, "to_reference", None)
+    return state if to_reference is None else to_reference(state)
+
+
 class Scala40Guide:
     """Scala 40: search which card to discard (and, with ``draws``, the draw: stock or
     discard pile); the heuristic draws, lays down and lays off. Discards are ranked by the
@@ -98,10 +105,11 @@ class Scala40Guide:
         self.objective = objective
         self.draws = draws      # False: the heuristic's draw is played unsearched
         self.belief = Scala40Belief()
+        self.game = game
 
     def violations(self, det, seat: int) -> int:
         """How implausible ``det`` is for a heuristic opponent (0: plausible; Scala40Belief)."""
-        return self.belief.violations(det, seat)
+        return self.belief.violations(reference_state(self.game, det), seat)
 
     def candidates(self, policy, obs: dict, proposal: int) -> list[int]:
         A, mask = self.A, obs["action_mask"]
@@ -133,6 +141,7 @@ class Scala40Guide:
             return win + 0.1 * r
         if game.is_over(state) or not game.config.scope == "hand":
             return game.returns(state)
+        state = reference_state(game, state)
         # the hand's returns if it ended now, each seat laying down its best melds first
         # (an unopened seat only if they reach the opening): -deadwood / 100
         return np.array([-self.deadwood(game, state, p) / 100.0 for p in range(game.num_players)])

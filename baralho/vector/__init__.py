@@ -41,6 +41,7 @@ COMPILED: dict[str, str] = {
     "chuche_v1": "baralho.envs.chuche.fast",
     "rodizio_v1": "baralho.envs.rodizio.fast",
     "roda_de_samba_v1": "baralho.envs.roda_de_samba.fast",
+    "scala40_v1": "baralho.envs.scala40.fast",
 }
 
 __all__ = ["COMPILED", "IllegalActionError", "VectorEnv", "make"]

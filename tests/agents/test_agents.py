@@ -425,7 +425,7 @@ def test_scala40_deadwood_counts_what_the_best_melds_leave():
     from baralho.agents.guides import Scala40Guide
     from baralho.envs.scala40.melds import NUM_KINDS
 
-    game = baralho.make("scala40_v1", scope="hand").unwrapped.game
+    game = baralho.make("scala40_v1", engine="reference", scope="hand").unwrapped.game
     state = game.new_state(np.random.default_rng(0))
     hand = [0] * NUM_KINDS
     for k in (10, 11, 12, 23, 24, 25, 1 + 26, 7 + 39):   # J Q K of spades, J Q K of hearts, 2♦, 8♣
@@ -448,7 +448,7 @@ def _heuristic_positions(games: int):
     from baralho.agents import heuristic_for
     from baralho.envs.scala40 import actions as A
 
-    game = baralho.make("scala40_v1", scope="hand").unwrapped.game
+    game = baralho.make("scala40_v1", engine="reference", scope="hand").unwrapped.game
     for g in range(games):
         players = [heuristic_for("scala40_v1", game, seed=g * 10 + i) for i in range(2)]
         state = game.new_state(np.random.default_rng(100 + g))

@@ -103,7 +103,7 @@ def test_reference_mask_agrees_on_hand_built_positions():
 
 
 def test_heuristic_beats_random_play():
-    env = baralho.make("scala40_v1", num_players=2)
+    env = baralho.make("scala40_v1", engine="reference", num_players=2)
     hero = Scala40Heuristic(env.unwrapped.game, seed=0)
     rng = np.random.default_rng(0)
     wins = 0
@@ -130,7 +130,7 @@ def test_state_pickled_in_the_old_format_is_refused_clearly():
     # before hidden chance became (seed, draws), a match state pickled a live generator as 'rng'
     import pickle
 
-    s = baralho.make("scala40_v1").unwrapped.game.new_state(np.random.default_rng(0))
+    s = baralho.make("scala40_v1", engine="reference").unwrapped.game.new_state(np.random.default_rng(0))
     assert pickle.loads(pickle.dumps(s)).seed == s.seed is not None
     old = s.__getstate__()
     old["rng"] = {"bit_generator": "PCG64"}

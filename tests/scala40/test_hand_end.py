@@ -161,7 +161,7 @@ def test_per_turn_and_per_hand_bounds():
         g = Scala40Game(Config(num_players=n))
         rng = np.random.default_rng(n)
         import baralho
-        env = baralho.make("scala40_v1", num_players=n)
+        env = baralho.make("scala40_v1", engine="reference", num_players=n)
         agent = Scala40Heuristic(g, seed=1)
         for game_no in range(3):
             s = g.new_state(rng)

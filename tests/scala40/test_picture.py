@@ -25,7 +25,7 @@ DOWN = {BACK, (190, 70, 80)}                         # the back and its pattern
 
 
 def picture(view, steps=3, **cfg):
-    env = baralho.make("scala40_v1", render_mode="rgb_array", render_view=view, **cfg)
+    env = baralho.make("scala40_v1", engine="reference", render_mode="rgb_array", render_view=view, **cfg)
     env.reset(seed=2)
     rng = np.random.default_rng(0)
     for _ in range(steps):

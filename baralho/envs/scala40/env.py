@@ -97,9 +97,13 @@ receives −(penalty points)/100, the closer 0.
 | `dealt_joker` | `"take"` | `"take"`: the first player may take a dealt joker freely; `"reshuffle"`: a joker turned at the deal is shuffled back into the stock |
 | `taken_discard` | `"free"` | after opening, the top discard may be taken `"free"`ly or only if it is melded or laid off that turn (`"must_use"`) |
 | `turnover` | `"unshuffled"` | stock exhausted: the discard pile turned over as it is, or `"shuffled"` |
+| `engine` | `"compiled"` | env option: `"compiled"` (fast.py, numba; the default) or `"reference"` (rules.py): the same game, move for move (tests/vector) |
 
 ## Version history
 
+* v1 (later): the compiled engine (`fast.py`, `fast_mask.py`) is the default; the
+  same seed gives the same game on both engines (the deal and in-play chance are
+  the reference's).
 * v1: observation dtype `int8` (raw counts, points and turns instead of
   fractions: hand sizes, pile sizes, staged value, penalty totals); new fields
   `place` (you are first to play, your place in this hand's turn order),

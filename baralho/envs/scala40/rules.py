@@ -158,6 +158,12 @@ class Scala40State:
         self.__dict__.update(d)
         Scala40Game._sync(self)
 
+    def __eq__(self, other: object) -> bool:
+        # the game's fields; the observation pieces are derived from them (and numpy arrays)
+        if not isinstance(other, Scala40State):
+            return NotImplemented
+        return all(v == other.__dict__.get(k) for k, v in self.__dict__.items() if k not in _DERIVED)
+
     def copy(self) -> Scala40State:
         # not copy.copy: that goes through __getstate__/__setstate__, which rebuild the
         # observation pieces (measured: 100 µs of a 120 µs copy)

@@ -1,0 +1,955 @@
+"""Scala 40's compiled engine (numba): the rules of ``rules.py`` over fixed-shape arrays.
+
+One game is one record of :func:`state_dtype` (a numpy structured array row);
+a batch is an array of them. Each function below is the function of
+``rules.py`` (or ``mask.py``) with the same name, over that record; the meld
+arithmetic and the opening solver are in ``fast_mask.py``. The differential
+tests (``tests/vector``) play both engines in lockstep and compare masks,
+observations, rewards and states after every step.
+
+What differs from ``rules.py``, and why:
+
+* hands, piles, melds and the meld being built are fixed rows plus a size
+  (numba works on fixed shapes; every order is kept, so states convert back
+  exactly); the observation is written from scratch by ``observe`` instead of
+  kept as ready-made pieces;
+* chance during play (a shuffled turnover, a match's next deal) is the
+  reference's own: ``baralho.core.chance`` re-seeds a numpy PCG64 from the
+  state's hidden (seed, draws) for each event and shuffles with
+  ``Generator.permutation``; ``_pcg_*`` below are PCG64 and numpy's
+  ``random_interval`` Fisher-Yates, bit for bit, so a state loaded from the
+  reference plays the same cards on both engines;
+* the first deal of a game dealt here (the batch's auto-reset) draws from a
+  per-game splitmix64 stream in the record instead of the reference's
+  Generator: same distribution, other numbers (one stream per game, so a batch
+  is the same whatever the thread count). The AEC env deals with the
+  reference's ``new_state``, so a seed gives the same game on both engines.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from baralho.envs.scala40 import fast_mask as F
+from baralho.envs.scala40.fast_mask import (
+    COMMIT,
+    DISCARD,
+    DRAW,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    EXTEND,
+    EXTEND_LOW,
+    JOKER,
+    MAX_MELDS,
+    MAX_OPTS,
+    NUM_KINDS,
+    OPEN_MIN,
+    OVER,
+    PENALTY,
+    PLAY,
+    RUN,
+    SELECT,
+    SWAP,
+    UNDO,
+)
+from baralho.envs.scala40.observation import (
+    DECK_MAX,
+    MELD_COLS,
+    NO_CARD,
+    P_COUNTS,
+    P_PILE,
+    P_RECENT,
+    P_SIZES,
+    P_STOCK,
+    P_STOCK_COUNTS,
+    RECENT,
+    STAGED_CAP,
+    TOTAL_CAP,
+)
+from baralho.envs.scala40.rules import ELIMINATION, HAND_SIZE, ROUNDS_PER_HAND, Scala40Game, Scala40State
+
+STATE = Scala40State
+MAX_PENDING = 16         # the meld being built: at most 14 cards (a full run)
+M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+MAX_PLAYERS = 5
+
+
+def state_dtype(n: int = MAX_PLAYERS) -> np.dtype:
+    """One game as a record: the fields of ``Scala40State`` at fixed shapes, and the
+    config it is played by (so compiled code takes one argument per game). Per-seat rows
+    are sized for 5 players whatever the config (seats past ``num_players`` stay zero):
+    one record type for every config, so the engine compiles once (and numba, given two
+    record types that differ only in sub-array shapes, once ran one's code on the other)."""
+    return np.dtype([
+        ("num_players", np.int16), ("num_jokers", np.int16), ("match", np.bool_), ("reshuffle", np.bool_),
+        ("must_use", np.bool_), ("shuffled", np.bool_), ("needs_seed", np.bool_),
+        ("hands", np.int8, (n, NUM_KINDS)), ("hand_size", np.int16, n),
+        ("known", np.int8, (n, NUM_KINDS)), ("discarded", np.int8, (n, NUM_KINDS)),
+        ("taken", np.int8, (n, NUM_KINDS)),
+        ("stock", np.int8, DECK_MAX), ("stock_n", np.int16),          # bottom -> top
+        ("discard", np.int8, DECK_MAX), ("discard_n", np.int16),      # bottom -> top
+        ("melds", np.int8, (MAX_MELDS, 5)), ("n_melds", np.int16),    # the meld tuples, in the order laid
+        ("pending", np.int8, MAX_PENDING), ("pending_n", np.int16),
+        ("player", np.int16), ("phase", np.int16), ("first", np.int16), ("turn", np.int16),
+        ("turn_limit", np.int16), ("opened", np.uint8, n), ("was_open", np.bool_), ("staged", np.int16),
+        ("staged_value", np.int16), ("obligation", np.int16), ("ob_used", np.bool_), ("took", np.int16),
+        ("undos", np.int16), ("totals", np.int32, n), ("eliminated", np.uint8, n),
+        ("last_penalties", np.int32, n), ("hands_played", np.int32), ("turnovers", np.int32),
+        ("stock_hidden", np.bool_), ("winners", np.uint8, n), ("returns", np.float64, n),
+        ("final", np.float64, n),                                     # the rewards of the last step
+        ("has_seed", np.bool_), ("seed", np.uint64), ("draws", np.int64),   # baralho.core.chance
+        ("pcg", np.uint64, 4), ("pcg_has32", np.bool_), ("pcg_u32", np.uint64),  # its PCG64 (state, inc)
+        ("rng", np.uint64),                                           # splitmix64 state for deal()
+    ])
+
+
+def new_records(game, count: int) -> np.ndarray:
+    """``count`` empty games of ``game``'s config (deal() or to_record() fills them)."""
+    c = game.config
+    st = np.zeros(count, state_dtype())
+    st["num_players"], st["num_jokers"], st["match"] = game.num_players, c.num_jokers, c.scope == "match"
+    st["reshuffle"], st["must_use"] = c.dealt_joker == "reshuffle", c.taken_discard == "must_use"
+    st["shuffled"], st["needs_seed"] = c.turnover == "shuffled", game._needs_seed
+    return st
+
+
+OBS_FIELDS = ("building", "to_act", "phase", "turn", "obligation", "progress", "place", "melds",
+              "discard_top", "players", "known", "discarded", "taken")
+(AT_BUILDING, AT_TO_ACT, AT_PHASE, AT_TURN, AT_OBLIGATION, AT_PROGRESS, AT_PLACE, AT_MELDS, AT_PILE,
+ AT_PLAYERS, AT_KNOWN, AT_DISCARDED, AT_TAKEN) = range(len(OBS_FIELDS))
+
+
+def obs_offsets(game) -> np.ndarray:
+    return np.array([game.obs_layout.fields[name].start for name in OBS_FIELDS], np.int64)
+
+
+from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+
+
+# ---------------------------------------------------------------------- chance
+@jit
+def _splitmix(x):
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@jit
+def _next(s) -> np.uint64:
+    """splitmix64: the next 64 random bits of this game's own stream (deal())."""
+    z = _splitmix(s.rng)
+    s.rng += np.uint64(0x9E3779B97F4A7C15)
+    return z
+
+
+@jit
+def _below(s, k: int) -> int:
+    """A uniform integer in 0..k-1 (k <= 108: the modulo bias is below 1e-16)."""
+    return np.int64(_next(s) % np.uint64(k))
+
+
+@jit
+def _mulhi(a, b):
+    m32 = np.uint64(0xFFFFFFFF)
+    a0, a1, b0, b1 = a & m32, a >> np.uint64(32), b & m32, b >> np.uint64(32)
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> np.uint64(32)) + (p01 & m32) + (p10 & m32)
+    return p11 + (p01 >> np.uint64(32)) + (p10 >> np.uint64(32)) + (mid >> np.uint64(32))
+
+
+@jit
+def _pcg_seed(s) -> None:
+    """chance.Chance.next: event ``draws + 1`` of the state's hidden seed (chance.pcg64_state)."""
+    s.draws += 1
+    a = _splitmix(s.seed ^ (np.uint64(s.draws) * np.uint64(0xD1B54A32D192ED03)))
+    b = _splitmix(a)
+    s.pcg[0], s.pcg[1], s.pcg[2], s.pcg[3] = a, b, b, a | np.uint64(1)
+    s.pcg_has32 = False
+    s.pcg_u32 = 0
+
+
+@jit
+def _pcg_next64(s):
+    """numpy's PCG64 (XSL-RR 128/64): step the 128-bit state, then output from it."""
+    mh, ml = np.uint64(0x2360ED051FC65DA4), np.uint64(0x4385DF649FCCF645)
+    hi, lo = s.pcg[0], s.pcg[1]
+    nlo = lo * ml
+    nhi = _mulhi(lo, ml) + lo * mh + hi * ml
+    lo2 = nlo + s.pcg[3]
+    carry = np.uint64(1) if lo2 < nlo else np.uint64(0)
+    hi2 = nhi + s.pcg[2] + carry
+    s.pcg[0], s.pcg[1] = hi2, lo2
+    x = hi2 ^ lo2
+    rot = hi2 >> np.uint64(58)
+    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+
+
+@jit
+def _pcg_next32(s):
+    if s.pcg_has32:
+        s.pcg_has32 = False
+        return s.pcg_u32
+    v = _pcg_next64(s)
+    s.pcg_has32 = True
+    s.pcg_u32 = v >> np.uint64(32)
+    return v & np.uint64(0xFFFFFFFF)
+
+
+@jit
+def _pcg_interval(s, top: int) -> int:
+    """numpy's random_interval: a uniform integer in 0..top by masked rejection."""
+    if top == 0:
+        return np.int64(0)
+    mask = np.uint64(top)
+    for sh in (1, 2, 4, 8, 16, 32):
+        mask |= mask >> np.uint64(sh)
+    while True:
+        v = _pcg_next32(s) & mask
+        if v <= np.uint64(top):
+            return np.int64(v)
+
+
+@jit
+def _permutation(s, n: int, pcg: bool):
+    """Generator.permutation(n) of the state's chance event (``pcg``), or a shuffle of the
+    game's own splitmix stream."""
+    perm = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = _pcg_interval(s, i) if pcg else _below(s, i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+# ---------------------------------------------------------------------- deal
+@jit
+def _alive(s) -> int:
+    c = 0
+    for i in range(s.num_players):
+        if not s.eliminated[i]:
+            c += 1
+    return c
+
+
+@jit
+def _deal(s, first: int, pcg: bool) -> None:
+    """rules._deal: shuffle the deck, 13 cards to each player still in, one card up."""
+    n = s.num_players
+    size = 104 + s.num_jokers
+    deck = np.empty(size, np.int8)
+    for i in range(104):
+        deck[i] = i % 52
+    for i in range(104, size):
+        deck[i] = JOKER
+    perm = _permutation(s, size, pcg)
+    cards = np.empty(size, np.int8)
+    for i in range(size):
+        cards[i] = deck[perm[i]]
+    s.hands[:, :] = 0
+    s.known[:, :] = 0
+    s.discarded[:, :] = 0
+    s.taken[:, :] = 0
+    s.hand_size[:] = 0
+    top = size
+    for i in range(n):
+        if s.eliminated[i]:
+            continue
+        for c in range(top - HAND_SIZE, top):
+            s.hands[i, cards[c]] += 1
+        top -= HAND_SIZE
+        s.hand_size[i] = HAND_SIZE
+    top -= 1
+    up = cards[top]
+    while up == JOKER and s.reshuffle:
+        perm = _permutation(s, top + 1, pcg)         # the joker back in, the deck shuffled again
+        cards[top] = up
+        again = cards[:top + 1].copy()
+        for i in range(top + 1):
+            cards[i] = again[perm[i]]
+        up = cards[top]
+    s.stock[:top] = cards[:top]
+    s.stock_n = top
+    s.discard[0] = up
+    s.discard_n = 1
+    s.n_melds = 0
+    s.opened[:] = False
+    s.first = s.player = first
+    s.turn = 0
+    s.turnovers = 0
+    s.turn_limit = ROUNDS_PER_HAND * _alive(s)
+    s.stock_hidden = True
+    _start_turn(s)
+
+
+@jit
+def deal(s) -> None:
+    """new_state, from the game's own stream (the batch's auto-reset)."""
+    n = s.num_players
+    s.totals[:] = 0
+    s.eliminated[:] = False
+    s.last_penalties[:] = 0
+    s.winners[:] = False
+    s.returns[:] = 0.0
+    s.final[:] = 0.0
+    s.hands_played = 0
+    s.pending_n = 0
+    s.obligation = -1
+    s.has_seed = s.needs_seed
+    s.seed = (_next(s) >> np.uint64(1)) if s.needs_seed else np.uint64(0)
+    s.draws = 0
+    _ = n
+    _deal(s, 0, False)
+
+
+# ---------------------------------------------------------------------- play
+@jit
+def _know(s, p: int, k: int, d: int) -> None:
+    s.known[p, k] += d
+
+
+@jit
+def _forget(s, p: int, k: int) -> None:
+    if s.known[p, k]:
+        s.known[p, k] -= 1
+
+
+@jit
+def _move(s, p: int, k: int, d: int) -> None:
+    s.hands[p, k] += d
+    s.hand_size[p] += d
+
+
+@jit
+def _start_turn(s) -> None:
+    s.pending_n = 0
+    s.obligation = -1
+    s.phase = DRAW
+    s.was_open = s.opened[s.player]
+    s.staged = 0
+    s.staged_value = 0
+    s.took = -1
+    s.ob_used = False
+    s.undos = 1
+
+
+@jit
+def _pending_has(s, k: int) -> bool:
+    for i in range(s.pending_n):
+        if s.pending[i] == k:
+            return True
+    return False
+
+
+@jit
+def _lay(s, m, i: int) -> None:
+    """Put the meld being built on the table as meld ``i`` (new or extended)."""
+    if s.obligation >= 0 and s.opened[s.player] and _pending_has(s, s.obligation):
+        s.obligation = -1
+    s.pending_n = 0
+    for f in range(5):
+        s.melds[i, f] = m[f]
+    if i == s.n_melds:
+        s.n_melds += 1
+
+
+@jit
+def _take_back(s) -> None:
+    """Return the staged melds and the meld being built to the hand (publicly seen)."""
+    p = s.player
+    for i in range(s.pending_n):
+        _move(s, p, s.pending[i], 1)
+        _know(s, p, s.pending[i], 1)
+    cards = np.empty(F.MAX_RUN, np.int64)
+    for i in range(s.n_melds - s.staged, s.n_melds):
+        for c in range(F.meld_cards(s.melds[i], cards)):
+            _move(s, p, cards[c], 1)
+            _know(s, p, cards[c], 1)
+    s.n_melds -= s.staged
+    s.pending_n = 0
+    s.staged = 0
+    s.staged_value = 0
+    s.ob_used = False
+
+
+@jit
+def hand_penalty(s, p: int) -> int:
+    """Penalty points of the cards left in a hand (lone ace = 1)."""
+    n = 0
+    total = 0
+    for k in range(NUM_KINDS):
+        c = s.hands[p, k]
+        if c:
+            n += c
+            total += c * PENALTY[k]
+    if n == 1 and total == 11 and s.hands[p, JOKER] == 0:
+        return 1
+    return total
+
+
+@jit
+def _finish(s) -> None:
+    s.phase = OVER
+    s.pending_n = 0
+    for i in range(s.num_players):
+        s.returns[i] += s.final[i]
+
+
+@jit
+def _end_hand(s, closer: int, double: bool) -> bool:
+    """rules._end_hand; True when the game is over (``s.final`` holds its rewards)."""
+    n = s.num_players
+    for i in range(n):
+        s.last_penalties[i] = 0
+        if i != closer and not s.eliminated[i]:
+            s.last_penalties[i] = hand_penalty(s, i) * (2 if double else 1)
+    s.hands_played += 1
+    if not s.match:
+        for i in range(n):
+            s.totals[i] += s.last_penalties[i]
+            s.final[i] = -s.last_penalties[i] / 100.0
+        _finish(s)
+        return True
+    alive_before = s.eliminated == False  # noqa: E712 (an array, elementwise)
+    for i in range(n):
+        if alive_before[i]:
+            s.totals[i] += s.last_penalties[i]
+            if s.totals[i] > ELIMINATION:
+                s.eliminated[i] = True
+    alive = _alive(s)
+    if alive >= 2:
+        first = (s.first + 1) % n
+        while s.eliminated[first]:
+            first = (first + 1) % n
+        _pcg_seed(s)
+        _deal(s, first, True)
+        return False
+    if alive:
+        for i in range(n):
+            s.winners[i] = not s.eliminated[i]
+    else:   # everyone left passed 100 in the same hand: the lowest total wins
+        low = 1 << 30
+        for i in range(n):
+            if alive_before[i]:
+                low = min(low, s.totals[i])
+        for i in range(n):
+            s.winners[i] = alive_before[i] and s.totals[i] == low
+    k = 0
+    for i in range(n):
+        k += s.winners[i]
+    for i in range(n):
+        s.final[i] = (n - k) / (k * (n - 1)) if s.winners[i] else -1.0 / (n - 1)
+    _finish(s)
+    return True
+
+
+@jit
+def _turn_over(s) -> None:
+    """The discard pile becomes the stock; its first card starts the new pile."""
+    m = s.discard_n
+    if s.shuffled:
+        _pcg_seed(s)
+        perm = _permutation(s, m, True)
+        pile = s.discard[:m].copy()
+        for i in range(m):
+            s.stock[i] = pile[perm[i]]
+    else:
+        for i in range(m):
+            s.stock[i] = s.discard[m - 1 - i]
+    if m:
+        s.discard[0] = s.stock[m - 1]
+        s.discard_n = 1
+        s.stock_n = m - 1
+    else:
+        s.discard_n = 0
+        s.stock_n = 0
+    s.turnovers += 1
+    s.stock_hidden = s.shuffled
+
+
+@jit
+def _next_turn(s) -> bool:
+    s.turn += 1
+    if s.turn >= s.turn_limit:
+        return _end_hand(s, -1, False)
+    n = s.num_players
+    p = (s.player + 1) % n
+    while s.eliminated[p]:
+        p = (p + 1) % n
+    s.player = p
+    if s.stock_n == 0:
+        _turn_over(s)
+        if s.stock_n == 0:
+            return _end_hand(s, -1, False)
+    _start_turn(s)
+    return False
+
+
+@jit
+def apply(s, action: int) -> bool:
+    """Play a legal ``action``; True when it ended the game (``s.final`` then holds the rewards)."""
+    p = s.player
+    s.final[:] = 0.0
+    if action == DRAW_STOCK:
+        s.stock_n -= 1
+        k = s.stock[s.stock_n]
+        _move(s, p, k, 1)
+        if not s.stock_hidden:       # the stock's order is public: everyone saw which card this was
+            _know(s, p, k, 1)
+        s.phase = PLAY
+        return False
+    if action == DRAW_DISCARD:
+        s.discard_n -= 1
+        k = s.discard[s.discard_n]
+        _move(s, p, k, 1)
+        _know(s, p, k, 1)
+        s.taken[p, k] += 1
+        s.took = k
+        if s.turn > 0 and (not s.opened[p] or s.must_use):
+            s.obligation = k
+        s.phase = PLAY
+        return False
+    if action < COMMIT:              # select
+        k = action - SELECT
+        _move(s, p, k, -1)
+        _forget(s, p, k)
+        s.pending[s.pending_n] = k
+        s.pending_n += 1
+        return False
+    opts = np.empty((MAX_OPTS, 5), np.int64)
+    if action < EXTEND:              # commit a new meld
+        c = F.parse_group(s.pending, s.pending_n, opts)
+        pick = -1
+        if action == COMMIT:         # the best plain meld (the first of equal ones)
+            for o in range(c):
+                if not opts[o, 4] and (pick < 0 or F.meld_value(opts[o]) > F.meld_value(opts[pick])):
+                    pick = o
+        else:
+            for o in range(c):
+                if opts[o, 4] and F.joker_action(opts[o]) == action:
+                    pick = o
+                    break
+        m = opts[pick]
+        _lay(s, m, s.n_melds)
+        if not s.opened[p]:
+            s.staged += 1
+            s.staged_value += F.meld_value(m)
+            if s.obligation >= 0 and F.meld_has(m, s.obligation):
+                s.ob_used = True
+            if s.staged_value >= OPEN_MIN and (s.obligation < 0 or s.ob_used):
+                s.opened[p] = True
+                s.staged = 0
+                s.staged_value = 0
+                s.obligation = -1
+        return False
+    if action < SWAP:                # lay off
+        i = (action - EXTEND) % MAX_MELDS
+        c = F.extend_options(s.melds[i], s.pending, s.pending_n, opts)
+        _lay(s, opts[0] if action >= EXTEND_LOW else opts[c - 1], i)
+        return False
+    if action < UNDO:                # joker swap
+        i = action - SWAP
+        k = F.joker_standin(s.melds[i])
+        _move(s, p, k, -1)
+        _forget(s, p, k)
+        _move(s, p, JOKER, 1)
+        _know(s, p, JOKER, 1)
+        s.melds[i, 4] = 0
+        return False
+    if action == UNDO:
+        _take_back(s)
+        s.undos -= 1
+        return False
+    k = action - DISCARD             # discard
+    _move(s, p, k, -1)
+    _forget(s, p, k)
+    s.discarded[p, k] += 1
+    s.discard[s.discard_n] = k
+    s.discard_n += 1
+    if s.hand_size[p] == 0:
+        return _end_hand(s, p, not s.was_open)
+    if s.staged:                     # the opening was not reached: the staged melds go back
+        _take_back(s)
+    return _next_turn(s)
+
+
+# ---------------------------------------------------------------------- mask (mask.py)
+@jit
+def _extends(s, group, n: int, hand, room: int) -> bool:
+    """Can ``group`` plus at most ``room`` hand cards be laid off on a table meld?"""
+    for i in range(s.n_melds):
+        e = F.extend_extra(s.melds[i], group, n, hand)
+        if e >= 0 and e <= room:
+            return True
+    return False
+
+
+@jit
+def _completable(s, group, n: int, hand, hsize: int, keep: int, opened: bool) -> bool:
+    room = hsize - keep
+    if room < 0:
+        return False
+    if s.n_melds < MAX_MELDS:
+        e = F.new_meld_extra(group, n, hand)
+        if e >= 0 and e <= room:
+            return True
+    return opened and _extends(s, group, n, hand, room)
+
+
+@jit
+def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
+    if s.turn == 0:
+        return True                  # the first player's free pick of the dealt discard
+    p = s.player
+    if s.opened[p]:
+        if not s.must_use:
+            return True
+        group = np.empty(1, np.int64)
+        group[0] = top
+        return _completable(s, group, 1, hand, s.hand_size[p], keep, True)
+    hand[top] += 1                   # solver.may_open_with
+    ok = F.reachable(hand, np.empty(0, np.int64), 0, 0, top, keep, can_close)
+    hand[top] -= 1
+    return ok
+
+
+@jit
+def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
+    """Mark the kinds k whose selection next (pending + k) can still be completed into a
+    new meld or (opened) a lay-off, with ``room`` further cards at most."""
+    if room < 0:
+        return
+    n = s.pending_n
+    group = np.empty(n + 1, np.int64)
+    first = -1
+    for i in range(n):
+        group[i] = s.pending[i]
+        if first < 0 and group[i] != JOKER:
+            first = group[i]
+    can_new = s.n_melds < MAX_MELDS
+    for k in range(NUM_KINDS):       # mask._pending_candidates: same suit or rank, or a joker
+        if not hand[k]:
+            continue
+        if first >= 0 and k != JOKER and k // 13 != first // 13 and k % 13 != first % 13:
+            continue
+        hand[k] -= 1
+        group[n] = k
+        ok = False
+        if can_new:
+            e = F.new_meld_extra(group, n + 1, hand)
+            ok = e >= 0 and e <= room
+        if not ok and opened:
+            ok = _extends(s, group, n + 1, hand, room)
+        if ok:
+            mask[SELECT + k] = 1
+        hand[k] += 1
+
+
+@jit
+def _commit_actions(s, hand, keep: int, can_close: bool, guided: bool, mask) -> None:
+    opts = np.empty((MAX_OPTS, 5), np.int64)
+    empty = np.empty(0, np.int64)
+    for o in range(F.parse_group(s.pending, s.pending_n, opts)):
+        m = opts[o]
+        if guided:
+            used = s.ob_used or _pending_has(s, s.obligation)
+            if not F.reachable(hand, empty, 0, s.staged_value + F.meld_value(m), -1 if used else s.obligation,
+                               keep, can_close):
+                continue
+        mask[F.joker_action(m) if m[4] else COMMIT] = 1
+
+
+@jit
+def legal_mask(s, mask) -> None:
+    """mask.legal_mask: 1 for every legal action of the acting player."""
+    mask[:] = 0
+    if s.phase == OVER:
+        return
+    p = s.player
+    hand = s.hands[p]
+    can_close = s.turn >= _alive(s)
+    keep = 1 if can_close else 2
+    if s.phase == DRAW:
+        mask[DRAW_STOCK] = 1
+        if s.discard_n and _may_take(s, hand, s.discard[s.discard_n - 1], keep, can_close):
+            mask[DRAW_DISCARD] = 1
+        return
+    opened = s.opened[p]
+    hsize = s.hand_size[p]
+    ob = s.obligation
+    guided = ob >= 0 and not opened
+    if s.pending_n:
+        if guided:
+            F.opening_selects(hand, s.pending, s.pending_n, s.staged_value, -1 if s.ob_used else ob, keep,
+                              can_close, mask, SELECT)
+        else:
+            _pending_selects(s, hand, hsize - 1 - keep, opened, mask)
+        if s.pending_n >= 3 and s.n_melds < MAX_MELDS and hsize >= keep:
+            _commit_actions(s, hand, keep, can_close, guided, mask)
+        if opened and hsize >= keep:
+            opts = np.empty((MAX_OPTS, 5), np.int64)
+            for i in range(s.n_melds):
+                c = F.extend_options(s.melds[i], s.pending, s.pending_n, opts)
+                if c:
+                    mask[EXTEND + i] = 1
+                    if c > 1:
+                        mask[EXTEND_LOW + i] = 1
+        if not opened and s.undos:
+            mask[UNDO] = 1
+        return
+    if opened and ob >= 0:           # must_use: the taken card is the first card played
+        hand[ob] -= 1
+        group = np.empty(1, np.int64)
+        group[0] = ob
+        if _completable(s, group, 1, hand, hsize - 1, keep, True):
+            mask[SELECT + ob] = 1
+        hand[ob] += 1
+        return
+    room = hsize - 1 - keep
+    if guided:
+        F.opening_selects(hand, s.pending, 0, s.staged_value, -1 if s.ob_used else ob, keep, can_close,
+                          mask, SELECT)
+    elif room >= 0:                  # mask._single_selects
+        if room >= 2 and s.n_melds < MAX_MELDS:
+            F.meldable_kinds(hand, mask, SELECT)
+        if opened:
+            for i in range(s.n_melds):
+                F.layoff_kinds(s.melds[i], hand, room, mask, SELECT)
+    if opened:
+        for i in range(s.n_melds):
+            if s.melds[i, 4] and hand[F.joker_standin(s.melds[i])]:
+                mask[SWAP + i] = 1
+    elif s.staged and s.undos:
+        mask[UNDO] = 1
+    if not guided or (s.ob_used and hsize == 1 and can_close):
+        for k in range(NUM_KINDS):
+            if hand[k]:
+                mask[DISCARD + k] = 1
+
+
+# ---------------------------------------------------------------------- observation
+@jit
+def _meld_row(out, at: int, m, staged: bool) -> None:
+    out[at] = 1
+    if m[0] == RUN:
+        s, lo, hi, jp = m[1], m[2], m[3], m[4]
+        out[at + 1] = 1
+        out[at + 3 + s] = 1
+        for q in range(lo, hi + 1):
+            out[at + 6 + q] = 1
+        if jp:
+            out[at + 21 + s] = 1
+            out[at + 24 + jp] = 1
+    else:
+        v, smask, js = m[1], m[2], m[4]
+        for t in range(4):
+            if (smask >> t) & 1:
+                out[at + 3 + t] = 1
+        out[at + 6 + v] = 1
+        if js:
+            out[at + 20 + js] = 1
+            out[at + 24 + v] = 1
+    if staged:
+        out[at + 2] = 1
+
+
+@jit
+def observe(s, at, player: int, out) -> None:
+    """``player``'s observation into ``out``; ``at`` holds the fields' offsets (obs_offsets)."""
+    n = s.num_players
+    out[:] = 0
+    for k in range(NUM_KINDS):
+        out[k] = s.hands[player, k]
+    for i in range(s.pending_n):
+        out[at[AT_BUILDING] + s.pending[i]] += 1
+    if s.phase != OVER:
+        out[at[AT_TO_ACT] + (s.player - player) % n] = 1
+        out[at[AT_PHASE] + s.phase] = 1
+        t = at[AT_TURN]
+        actor_open = s.opened[s.player]
+        out[t] = s.turn >= _alive(s)
+        out[t + 1] = s.was_open
+        out[t + 2] = actor_open and not s.was_open
+        out[t + 3] = s.undos > 0 and not actor_open
+        out[t + 4] = min(s.staged_value, STAGED_CAP)
+        out[t + 5] = s.took >= 0
+        if s.obligation >= 0:
+            out[at[AT_OBLIGATION] + s.obligation] = 1
+    g = at[AT_PROGRESS]
+    out[g] = s.turn
+    out[g + 1] = s.turn_limit - s.turn
+    out[g + 2] = min(s.turnovers, 10)
+    out[at[AT_PLACE]] = s.first == player
+    place = 0                        # players still in who play before ``player`` in the first round
+    for d in range((player - s.first) % n):
+        if not s.eliminated[(s.first + d) % n]:
+            place += 1
+    out[at[AT_PLACE] + 1] = place
+    first_staged = s.n_melds - s.staged
+    for i in range(s.n_melds):
+        _meld_row(out, at[AT_MELDS] + i * MELD_COLS, s.melds[i], i >= first_staged)
+    b = at[AT_PILE]
+    for c in range(DECK_MAX):
+        out[b + P_PILE + c] = NO_CARD
+        out[b + P_STOCK + c] = NO_CARD
+    m = s.discard_n
+    if m:
+        out[b + s.discard[m - 1]] = 1
+    for c in range(m):
+        k = s.discard[m - 1 - c]
+        out[b + P_COUNTS + k] += 1
+        if c < RECENT:
+            out[b + P_RECENT + c * NUM_KINDS + k] = 1
+        out[b + P_PILE + c] = k
+    if not s.stock_hidden:
+        for c in range(s.stock_n):
+            k = s.stock[s.stock_n - 1 - c]
+            out[b + P_STOCK_COUNTS + k] += 1
+            out[b + P_STOCK + c] = k
+    out[b + P_SIZES] = s.stock_n
+    out[b + P_SIZES + 1] = m
+    for r in range(n):               # seat-relative rows
+        i = (player + r) % n
+        row = at[AT_PLAYERS] + 4 * r
+        out[row] = s.hand_size[i]
+        out[row + 1] = s.opened[i]
+        out[row + 2] = s.eliminated[i]
+        out[row + 3] = min(s.totals[i], TOTAL_CAP)
+        for k in range(NUM_KINDS):
+            out[at[AT_KNOWN] + NUM_KINDS * r + k] = s.known[i, k]
+            out[at[AT_DISCARDED] + NUM_KINDS * r + k] = s.discarded[i, k]
+            out[at[AT_TAKEN] + NUM_KINDS * r + k] = s.taken[i, k]
+
+
+# ---------------------------------------------------------------------- entry points
+# Called from Python with a whole array of records (a record alone costs numba
+# ~15 us to unbox; an array is passed by pointer). The batch kernels step every
+# game of the batch in one call (the parallel twin spreads them over threads,
+# each game on its own random stream, so the result does not depend on threads).
+@jit
+def _decision(states, i: int, at, masks, obs, seats) -> None:
+    s = states[i]
+    seats[i] = s.player
+    legal_mask(s, masks[i])
+    observe(s, at, s.player, obs[i])
+
+
+@jit
+def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
+    s = states[i]
+    rewards[i, :] = 0
+    done = apply(s, actions[i])
+    if done:
+        for p in range(s.num_players):
+            rewards[i, p] = s.final[p]
+        deal(s)                      # auto-reset
+    dones[i] = done
+    _decision(states, i, at, masks, obs, seats)
+
+
+@jit
+def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
+    for i in range(len(states)):
+        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -> None:
+    for i in nb.prange(len(states)):
+        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
+
+
+@jit
+def reset_batch(states, at, masks, obs, seats) -> None:
+    for i in range(len(states)):
+        deal(states[i])
+        _decision(states, i, at, masks, obs, seats)
+
+
+@jit
+def observe_batch(states, at, masks, obs, seats) -> None:
+    for i in range(len(states)):
+        _decision(states, i, at, masks, obs, seats)
+
+
+@jit
+def apply_one(states, action: int, mask, rewards) -> int:
+    """The AEC env's step on game 0: apply, its new mask and the step's rewards;
+    returns the player to act (-1: over)."""
+    s = states[0]
+    rewards[:] = 0
+    if apply(s, action):
+        for p in range(s.num_players):
+            rewards[p] = s.final[p]
+    legal_mask(s, mask)
+    return -1 if s.phase == OVER else s.player
+
+
+@jit
+def observe_one(states, at, player: int, out) -> None:
+    observe(states[0], at, player, out)
+
+
+@jit
+def mask_one(states, mask) -> None:
+    legal_mask(states[0], mask)
+
+
+# ---------------------------------------------------------------------- conversion
+def to_record(s, ref: Scala40State, game=None) -> None:
+    """Write a reference ``Scala40State`` into the record ``s`` (its splitmix rng untouched)."""
+    n = ref.num_players
+    s["hands"][:n] = ref.hands
+    s["hand_size"][:n] = ref.hand_size
+    s["known"][:n] = ref.known
+    s["discarded"][:n] = ref.discarded
+    s["taken"][:n] = ref.taken
+    s["stock"][:] = 0
+    s["stock"][:len(ref.stock)] = ref.stock
+    s["stock_n"] = len(ref.stock)
+    s["discard"][:] = 0
+    s["discard"][:len(ref.discard)] = ref.discard
+    s["discard_n"] = len(ref.discard)
+    s["melds"][:] = 0
+    if ref.melds:
+        s["melds"][:len(ref.melds)] = ref.melds
+    s["n_melds"] = len(ref.melds)
+    s["pending"][:] = 0
+    s["pending"][:len(ref.pending)] = ref.pending
+    s["pending_n"] = len(ref.pending)
+    for name in ("player", "phase", "first", "turn", "turn_limit", "was_open", "staged", "staged_value",
+                 "obligation", "ob_used", "took", "undos", "hands_played", "turnovers", "stock_hidden", "draws"):
+        s[name] = getattr(ref, name)
+    for name in ("opened", "totals", "eliminated", "last_penalties", "returns"):
+        s[name][:n] = getattr(ref, name)
+    s["winners"][:] = 0
+    s["winners"][list(ref.winners)] = True
+    s["final"][:] = 0.0
+    s["has_seed"] = ref.seed is not None
+    s["seed"] = 0 if ref.seed is None else ref.seed
+
+
+def from_record(s, state_cls=Scala40State, game=None) -> Scala40State:
+    """The reference state held by the record ``s``."""
+    n = int(s["num_players"])
+    st = state_cls(
+        n, s["hands"][:n].tolist(), s["hand_size"][:n].tolist(), s["known"][:n].tolist(),
+        s["discarded"][:n].tolist(), s["taken"][:n].tolist(), s["stock"][:s["stock_n"]].tolist(),
+        s["discard"][:s["discard_n"]].tolist(), [tuple(m) for m in s["melds"][:s["n_melds"]].tolist()],
+        s["pending"][:s["pending_n"]].tolist())
+    for name in ("player", "phase", "first", "turn", "turn_limit", "staged", "staged_value", "obligation",
+                 "took", "undos", "hands_played", "turnovers", "draws"):
+        setattr(st, name, int(s[name]))
+    for name in ("was_open", "ob_used", "stock_hidden"):
+        setattr(st, name, bool(s[name]))
+    st.opened = s["opened"][:n].astype(bool).tolist()
+    st.eliminated = s["eliminated"][:n].astype(bool).tolist()
+    st.totals = s["totals"][:n].tolist()
+    st.last_penalties = s["last_penalties"][:n].tolist()
+    st.winners = np.flatnonzero(s["winners"][:n]).tolist()
+    st.returns = s["returns"][:n].tolist()
+    st.seed = int(s["seed"]) if s["has_seed"] else None
+    Scala40Game._sync(st)
+    return st
