@@ -45,9 +45,9 @@ yet tuned by measured runs):
 | env | engine | num_envs | rollout | net | gamma | self / heuristic / league | warm start | lr / entropy / clip |
 |---|---|---:|---:|---|---:|---|---|---|
 | rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 0.5 / 0.02 / 0.48 | none | 0.0003 / 0.01 / 0.2 |
-| chuche_v1 | reference | 64 | 64 | 256x256 | 0.995 | 0.5 / 0.2 / 0.3 | none | 0.0003 / 0.01 / 0.2 |
-| roda_de_samba_v1 | reference | 64 | 64 | 256x256 | 0.995 | 0.4 / 0.3 / 0.3 | heuristic | 0.0001 / 0 / 0.1 |
-| scala40_v1 | reference | 64 | 64 | 128x128 | 0.998 | 0.4 / 0.3 / 0.3 | heuristic | 0.0001 / 0 / 0.1 |
+| chuche_v1 | compiled | 64 | 64 | 256x256 | 0.995 | 0.5 / 0.2 / 0.3 | none | 0.0003 / 0.01 / 0.2 |
+| roda_de_samba_v1 | compiled | 64 | 64 | 256x256 | 0.995 | 0.4 / 0.3 / 0.3 | heuristic | 0.0001 / 0 / 0.1 |
+| scala40_v1 | compiled | 64 | 64 | 128x128 | 0.998 | 0.4 / 0.3 / 0.3 | heuristic | 0.0001 / 0 / 0.1 |
 
 With a warm start the policy first imitates the heuristic on ``warm_start_steps``
 decisions (it plays every seat of the batch; behaviour cloning with

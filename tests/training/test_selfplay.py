@@ -199,7 +199,8 @@ def test_a_tiny_run_on_the_compiled_engine_writes_a_loadable_policy_and_resumes(
 
 
 def test_a_tiny_run_on_the_reference_loop_with_a_warm_start(tmp_path):
-    out = sp.train(tiny(tmp_path, env_id="chuche_v1", decisions=1024, eval_games=2, warm_start="heuristic",
+    out = sp.train(tiny(tmp_path, env_id="chuche_v1", engine="reference", decisions=1024, eval_games=2,
+                        warm_start="heuristic",
                         warm_start_steps=300, warm_start_epochs=1))
     s = json.loads((out / "summary.json").read_text())
     assert s["engine"] == "reference" and s["decisions"] == 1024
