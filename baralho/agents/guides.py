@@ -67,7 +67,7 @@ def reference_state(game, state):
     """The state as the reference engine's (the guides read its fields): a compiled
     engine's state is converted (baralho.core.compiled.CompiledGame.to_reference)."""
     to_reference = getattr(game, "to_reference", None)
-    return state if to_reference is None else to_reference(state)
+    return to_reference(state) if to_reference is not None and hasattr(state, "records") else state
 
 
 class Scala40Guide:
@@ -241,6 +241,7 @@ class RodaDeSambaGuide:
     tree = True
 
     def __init__(self, game, width: int = 4) -> None:
+        game = getattr(game, "reference", game)         # its tables are the rules engine's
         from baralho.envs.roda_de_samba import actions as V
 
         self.g, self.V, self.width = game, V, width
@@ -270,11 +271,13 @@ class RodaDeSambaGuide:
 
         if game.is_over(state):
             return game.returns(state)
+        ref = getattr(game, "reference", game)          # the rules engine, where the state is compiled
+        state = reference_state(game, state)
         # the rewards the game would pay now, softened: a lead of a few fame points is not a win yet
         fame = np.asarray(state.fame, dtype=np.float64)
         n = len(fame)
         best_other = np.array([max(np.delete(fame, p)) for p in range(n)])
-        hard = np.asarray(rewards_for(game, list(state.fame), list(state.laid_total)))
+        hard = np.asarray(rewards_for(ref, list(state.fame), list(state.laid_total)))
         return 0.5 * hard + 0.5 * np.tanh((fame - best_other) / 6.0)
 
 

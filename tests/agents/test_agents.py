@@ -392,13 +392,15 @@ def test_guided_choice_keeps_the_proposal_unless_an_alternative_is_clearly_bette
 def test_guided_rollouts_are_cut_off_between_turns(monkeypatch):
     """A cut-off rollout is scored at the start of a turn (or the end of the game), never
     half-way through one, whatever ``rollout_depth`` says."""
+    from baralho.agents.guides import reference_state
     from baralho.envs.scala40.rules import DRAW, OVER
 
     scored = []
     for env, game, state, seat, cands in _key_decisions("scala40_v1", {"scope": "hand"}, games=1, per_game=2):
         agent = _guided(env)
         monkeypatch.setattr(agent._guide, "evaluate",
-                            lambda game, s, scored=scored: scored.append(s.phase) or game.returns(s))
+                            lambda game, s, scored=scored: scored.append(reference_state(game, s).phase)
+                            or game.returns(s))
         for depth in (0, 1, 3):
             agent.rollout_depth = depth
             agent.search(game, state, seat, cands)
