@@ -90,7 +90,7 @@ def test_resample_check_catches_an_actor_left_without_a_move():
     no legal move."""
     from baralho.envs.scala40.observation import _redraw
 
-    game = baralho.make("scala40_v1", scope="hand").unwrapped.game
+    game = baralho.make("scala40_v1", engine="reference", scope="hand").unwrapped.game
 
     class Unconditioned:
         def __getattr__(self, name):
@@ -99,6 +99,6 @@ def test_resample_check_catches_an_actor_left_without_a_move():
         def resample_hidden(self, state, player, rng):
             return _redraw(game, state, player, rng)
 
-    states = positions("scala40_v1", dict(scope="hand"), games=30, seed=21, every=3)
+    states = positions("scala40_v1", dict(engine="reference", scope="hand"), games=30, seed=21, every=3)
     with pytest.raises(AssertionError, match="no legal action"):
         check_resamples_play_on(Unconditioned(), states)
