@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from baralho.envs.scala40.render import card_name
-
 import baralho
 from baralho.envs.scala40.actions import DRAW_STOCK
+from baralho.envs.scala40.text import card_name
 
 
 def test_omniscient_view_names_the_card_the_next_draw_takes():
-    env = baralho.make("scala40_v1")
+    env = baralho.make("scala40_v1", engine="reference")
     env.reset(seed=5)
     game, s = env.unwrapped.game, env.unwrapped.game_state
     line = next(ln for ln in game.render_text(s, None).splitlines() if ln.startswith("stock"))
