@@ -61,10 +61,11 @@ def _chunk(job: tuple[str, dict, int, int]) -> dict:
     return fuzz(env_id, config, games=games, seed=seed)
 
 
-def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
+def _chunks(env_id: str, games: int, workers: int, chunk: int, play) -> tuple:
     """``games`` games spread evenly over the env's TEST_CONFIGS, in chunks of at most
     ``chunk`` games, each chunk with its own seed (config index × 10,000 + chunk index), so a
-    run is reproducible whatever the number of workers."""
+    run is reproducible whatever the number of workers; ``play(job)`` plays one chunk.
+    Returns (configs, each config's chunk results, wall seconds, commit)."""
     configs = baralho.env_module(env_id).TEST_CONFIGS
     per_config = -(-games // len(configs))
     jobs = [(env_id, cfg, min(chunk, per_config - k * chunk), i * 10_000 + k)
@@ -73,21 +74,31 @@ def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
     start = time.perf_counter()
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_chunk, jobs))
+            parts = list(pool.map(play, jobs))
     else:
-        parts = [_chunk(j) for j in jobs]
+        parts = [play(j) for j in jobs]
     wall = time.perf_counter() - start
+    by_config = [[p for p, j in zip(parts, jobs) if j[3] // 10_000 == i] for i in range(len(configs))]
+    return configs, by_config, wall, commit
+
+
+def _summary(env: str, rows: list[dict], failures: int, workers: int, wall: float, commit: str) -> dict:
+    return dict(env=env, games=sum(r["games"] for r in rows), steps=sum(r["steps"] for r in rows),
+                failures=failures, workers=workers, wall_s=wall,
+                machine=platform.processor() or platform.machine(), python=platform.python_version(),
+                date=time.strftime("%Y-%m-%d"), commit=commit, configs=rows)
+
+
+def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
+    """Random games with every invariant checked, spread over the configs (see :func:`_chunks`)."""
+    configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _chunk)
     rows = []
-    for i, cfg in enumerate(configs):
-        mine = [p for p, j in zip(parts, jobs) if j[3] // 10_000 == i]
+    for cfg, mine in zip(configs, by_config):
         g = sum(p["games"] for p in mine)
         rows.append(dict(config=cfg, games=g, steps=sum(p["steps"] for p in mine),
                          failures=[f for p in mine for f in p["failures"]],
                          games_per_s=g / sum(p["seconds"] for p in mine)))
-    return dict(env=env_id, games=sum(r["games"] for r in rows), steps=sum(r["steps"] for r in rows),
-                failures=sum(len(r["failures"]) for r in rows), workers=workers, wall_s=wall,
-                machine=platform.processor() or platform.machine(), python=platform.python_version(),
-                date=time.strftime("%Y-%m-%d"), commit=commit, configs=rows)
+    return _summary(env_id, rows, sum(len(r["failures"]) for r in rows), workers, wall, commit)
 
 
 def _differential_chunk(job: tuple[str, dict, int, int]) -> dict:
@@ -99,30 +110,16 @@ def _differential_chunk(job: tuple[str, dict, int, int]) -> dict:
 
 def run_differential(env_id: str, games: int, workers: int = 1, chunk: int = 5_000) -> dict:
     """The differential harness on ``games`` games spread over the env's configs, as :func:`run`."""
-    configs = baralho.env_module(env_id).TEST_CONFIGS
-    per_config = -(-games // len(configs))
-    jobs = [(env_id, cfg, min(chunk, per_config - k * chunk), i * 10_000 + k)
-            for i, cfg in enumerate(configs) for k in range(-(-per_config // chunk))]
-    commit = git_head()
-    start = time.perf_counter()
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_differential_chunk, jobs))
-    else:
-        parts = [_differential_chunk(j) for j in jobs]
-    wall = time.perf_counter() - start
+    configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _differential_chunk)
     rows = []
-    for i, cfg in enumerate(configs):
-        mine = [p for p, j in zip(parts, jobs) if j[3] // 10_000 == i]
+    for cfg, mine in zip(configs, by_config):
         g = sum(p["games"] for p in mine)
         rows.append(dict(config=cfg, games=g, steps=sum(p["steps"] for p in mine),
                          failures=[f for p in mine for f in p["reports"]],
                          differences=sum(p["differences"] for p in mine),
                          games_per_s=g / sum(p["seconds"] for p in mine)))
-    return dict(env=f"{env_id} (compiled = reference)", games=sum(r["games"] for r in rows),
-                steps=sum(r["steps"] for r in rows), failures=sum(r["differences"] for r in rows),
-                workers=workers, wall_s=wall, machine=platform.processor() or platform.machine(),
-                python=platform.python_version(), date=time.strftime("%Y-%m-%d"), commit=commit, configs=rows)
+    return _summary(f"{env_id} (compiled = reference)", rows, sum(r["differences"] for r in rows),
+                    workers, wall, commit)
 
 
 def main(argv: list[str] | None = None) -> int:
