@@ -6,7 +6,8 @@ Your legal moves are listed with their descriptions; answer with the number in
 the list (``2``), the action id (``#12``), or words of the move's text (``plate 2``:
 every word you type must start a word of exactly one move). ``help`` (or ``?``)
 shows the moves and this again. A move that is the only legal one is played for
-you (``--no-auto`` asks anyway). Every opponent move is narrated. Bad input gets
+you (``--no-auto`` asks anyway). Every opponent move is narrated, and so is every
+automatic move (Rodízio's Comilão). Bad input gets
 a message and another prompt; Ctrl-D or Ctrl-C leaves.
 """
 
@@ -97,6 +98,17 @@ def _coloured(env, stdout) -> str:
     return colorize(text, rules) if rules and wants_colour(stdout) else text
 
 
+def _automatic_moves(game, state, action: int) -> list[str]:
+    """The moves of a non-agent that ``action`` sets off (Rodízio's Comilão), one
+    "name (automatic): move" line each; the reference game describes them."""
+    ref = getattr(game, "reference", game)           # the compiled engine plays the reference's game
+    describe = getattr(ref, "describe_automatic", None)
+    if describe is None:
+        return []
+    ref_state = game.to_reference(state) if ref is not game else state
+    return [f"{who} (automatic): {move}" for who, move in describe(ref_state, action)]
+
+
 class _Quit(Exception):
     pass
 
@@ -124,12 +136,14 @@ def play(env_id: str, seat: int, opponents: list[str], config: dict, seed: int,
         if agent != human:
             action = agents[agent].act(obs, agent)
             print(f"{agent} ({labels[agent]}): {game.describe_action(state, int(action))}", file=stdout)
-            return action
-        print("\n" + _coloured(env, stdout), file=stdout)
-        move = choose_move(game, state, obs["action_mask"], stdin, stdout, auto=auto)
-        if move is None:
-            raise _Quit
-        return move
+        else:
+            print("\n" + _coloured(env, stdout), file=stdout)
+            action = choose_move(game, state, obs["action_mask"], stdin, stdout, auto=auto)
+            if action is None:
+                raise _Quit
+        for line in _automatic_moves(game, state, int(action)):
+            print(line, file=stdout)
+        return action
 
     setup = " ".join([env_id, *(f"{k}={v}" for k, v in config.items())])
     print(f"{setup}, seed {seed}: you are {human}; opponents "

@@ -6,6 +6,7 @@ import io
 
 import numpy as np
 
+import baralho
 from baralho.cli import main
 from baralho.training.play import HOW_TO_ANSWER, choose_move, matching_moves, play
 
@@ -66,3 +67,28 @@ def test_play_command_takes_players_and_draws_a_seed_when_none_is_given(monkeypa
     assert main(["play", "rodizio_v1", "--players", "3", "--opponents", "random"]) == 0
     second = capsys.readouterr().out.splitlines()[0]
     assert first != second, "two runs without --seed deal different games"
+
+
+def test_the_comilaos_automatic_moves_are_narrated_too(tmp_path):
+    """The Comilão is no agent (it plays inside ``apply``), yet a human must see what it ate:
+    one line per Comilão turn, naming the card it ate, in the order of the game."""
+    from baralho.envs.rodizio import cards as C
+    from baralho.training.records import load
+
+    out = io.StringIO()
+    play("rodizio_v1", 0, ["heuristic"], {}, seed=4, stdin=io.StringIO("1\n" * 100), stdout=out,
+         record_path=str(tmp_path / "game.json"))
+    said = [line for line in out.getvalue().splitlines() if line.startswith("Comilão (automatic): ")]
+    env = baralho.make("rodizio_v1", engine="reference")  # replay the record: what did the Comilão do?
+    env.reset(seed=4)
+    game, s = env.unwrapped.game, env.unwrapped.game_state
+    ate = []
+    for action in load(tmp_path / "game.json").actions:
+        rounds, pile = s.round, len(s.eaten[2])
+        game.apply(s, action)
+        if s.round > rounds or len(s.eaten[2]) > pile:          # the Comilão played
+            ate.append(C.card_name(s.eaten[2][-1]) if len(s.eaten[2]) > pile else None)
+    assert ate and len(said) == len(ate), (said, ate)
+    for line, card in zip(said, ate):
+        assert "serve plate" in line
+        assert (f"and eat {card} " in line) if card else ("eat nothing" in line), (line, card)

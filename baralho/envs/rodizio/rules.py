@@ -148,14 +148,17 @@ class RodizioGame:
 
     # ------------------------------------------------------------------ play
     def apply(self, s: RodizioState, action: int) -> list[float] | None:
+        self._player_move(s, action)
+        if s.pending >= 0:
+            return None                      # the same player now chooses what to eat
+        return self._end_turn(s)
+
+    def _player_move(self, s: RodizioState, action: int) -> None:
         if s.pending >= 0:                   # the Escolha Livre choice
             self._eat(s, s.seat, s.pending, action - EAT)
             s.pending = -1
         else:
             self._serve(s, action, s.seat)
-            if s.pending >= 0:
-                return None                  # the same player now chooses what to eat
-        return self._end_turn(s)
 
     def _end_turn(self, s: RodizioState) -> list[float] | None:
         if not s.over:
@@ -210,6 +213,22 @@ class RodizioGame:
         plate = next(p for p, st in enumerate(s.stacks) if C.PLAQUINHA in st)
         _, q = self._deal(s, plate)
         self._eat_below(s, self.num_players, q)
+
+    def describe_automatic(self, s: RodizioState, action: int) -> list[tuple[str, str]]:
+        """(who, move) for what the Comilão does inside ``apply(s, action)`` (``baralho
+        play`` narrates it: it is no agent); [] when it does not play. ``s`` is not changed."""
+        if not self.comilao or s.seat != self.num_players - 1:
+            return []
+        t = s.copy()
+        self._player_move(t, action)
+        if t.pending >= 0 or t.over:
+            return []                        # an Escolha Livre to choose, or the game ended first
+        plate = next(p for p, st in enumerate(t.stacks) if C.PLAQUINHA in st)
+        served, pile = len(t.stacks[plate]), len(t.eaten[-1])
+        self._comilao_turn(t)
+        ate = (f"and eat {C.card_name(t.eaten[-1][-1])} (total {t.totals[-1]})" if len(t.eaten[-1]) > pile
+               else "and eat nothing (the plaquinha is below)")
+        return [(self.eater_name(self.num_players), f"serve plate {plate} ({served} card{'s' * (served != 1)}) {ate}")]
 
     def _eat_below(self, s: RodizioState, eater: int, q: int) -> None:
         """The normal rule on plate q, whose top is the last card dealt: eat the
