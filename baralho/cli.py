@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -96,11 +97,33 @@ def train(args: argparse.Namespace) -> int:
         from baralho.training import train as t
         if args.warm_start == "none":
             args.warm_start = None
+        out = Path(args.out or t.TrainConfig.out)
     else:
         from baralho.training import selfplay as t
+        out = Path(args.out or t.SelfPlayConfig.out)
 
     args.config = parse_config(args.config)
-    return t.main(args)
+    try:
+        return t.main(args)
+    except KeyboardInterrupt:
+        # the trainers catch Ctrl-C while PPO learns; before it (the heuristic warm start,
+        # the first evaluation) it lands here: say what is on disk, not a traceback
+        print(f"\nbaralho train: interrupted; {saved_so_far(out)}", file=sys.stderr)
+        return 130
+
+
+def saved_so_far(out: Path) -> str:
+    """What an interrupted run left in ``out`` that can be used, in words."""
+    if (out / "final.json").is_file():
+        return f"the policy saved last is {out / 'final.json'}"
+    checkpoint = out / "checkpoint" / "policy.json"      # selfplay's, written after every evaluation
+    if checkpoint.is_file():
+        return f"the last checkpoint is {checkpoint}; --resume --out {out} continues from it"
+    pool = sorted((out / "pool").glob("snapshot_*.json"))
+    if pool:                                              # the warm start's clone joins the pool first
+        return (f"no PPO yet; the newest snapshot is {pool[-1]} (the heuristic's clone after a warm start); "
+                f"run again with --overwrite --out {out} to train")
+    return f"nothing was trained yet, no policy saved in {out}; run again with --overwrite --out {out} to start afresh"
 
 
 def train_rllib(args: argparse.Namespace) -> int:

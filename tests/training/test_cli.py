@@ -112,3 +112,23 @@ def test_replay_text_and_pictures_show_the_same_view(tmp_path, monkeypatch, caps
     assert main(["replay", str(path), "-v", "--view", "1", "--images", str(tmp_path / "g.gif")]) == 0
     text = capsys.readouterr().out
     assert "player_1's view" in text and "omniscient" not in text and views[-1] == 1
+
+
+def test_ctrl_c_during_the_warm_start_exits_cleanly_and_says_nothing_was_trained(tmp_path, monkeypatch, capsys):
+    """The trainer's own Ctrl-C handler covers PPO; one during the heuristic warm start
+    (here: inside the behaviour cloning's fit) must end as plainly, not in a traceback."""
+    import baralho.training.warm_start as ws
+
+    def interrupted_fit(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ws, "fit", interrupted_fit)
+    try:
+        code = main(["train", "rodizio_v1", "--n-envs", "4", "--warm-start", "heuristic",
+                     "--warm-start-steps", "40", "--out", str(tmp_path), "--quiet"])
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C during the warm start escaped baralho train as a traceback")
+    err = capsys.readouterr().err
+    assert code == 130
+    assert "interrupted" in err and "nothing was trained yet" in err and str(tmp_path) in err, err
+    assert not (tmp_path / "final.json").exists()
