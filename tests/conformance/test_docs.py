@@ -1,4 +1,5 @@
-"""Every env's docstring observation table and its obs_layout stay in step."""
+"""Every env's docstring observation table and its obs_layout stay in step, and no doc calls
+the handed-out `action_mask` read-only (it is a writable copy)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,37 @@ def test_the_docstring_documents_every_observation_field_and_no_other(env_id):
 def test_the_docs_check_sees_a_missing_field():
     doc = "### Observation space\n\n| name | shape |\n|---|---|\n| `hand` | (3,) |\n\n### Rewards\n| `x` | y |\n"
     assert documented_fields(doc) == {"hand"}
+
+
+def action_mask_claims(text: str) -> list[str]:
+    """The sentences that say something of `action_mask`, the mask an observation hands out
+    (the game's own ``legal_mask`` may be read-only; that one is never handed out)."""
+    return [s for s in re.split(r"(?<=[.;])\s+|\n\s*\n", text) if "`action_mask`" in s]
+
+
+def documents(env_id: str) -> dict[str, str]:
+    from pathlib import Path
+
+    import baralho.core.aec as aec
+
+    readme = Path(baralho.__file__).parent.parent / "README.md"
+    return {f"{env_id}'s docstring": baralho.env_module(env_id).__doc__, "core/aec.py": aec.__doc__,
+            "README.md": readme.read_text() if readme.is_file() else ""}
+
+
+@pytest.mark.parametrize("env_id", baralho.ENV_IDS)
+def test_the_docs_say_the_handed_out_mask_is_writable_as_it_is(env_id):
+    env = baralho.make(env_id)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert mask.flags.writeable, "the adapter hands out a writable copy (README: torch warns on read-only)"
+    for where, text in documents(env_id).items():
+        wrong = [s for s in action_mask_claims(text) if re.search(r"read[- ]only", s)]
+        assert not wrong, f"{where} calls the handed-out action_mask read-only: {wrong}"
+
+
+def test_the_mask_docs_check_sees_a_read_only_claim():
+    old = ("`.table()` prints the exact slices. `action_mask` is int8 and read-only\n"
+           "(the game shares one mask array).\n\nAction space")
+    assert [s for s in action_mask_claims(old) if "read-only" in s] == [
+        "`action_mask` is int8 and read-only\n(the game shares one mask array)."]

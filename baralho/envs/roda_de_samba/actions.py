@@ -51,7 +51,8 @@ class RodaActions:
 
     def legal_mask(self, s: RodaState) -> np.ndarray:
         """``int8[num_actions]``, read-only (masks of the phases with few distinct action
-        sets are shared between positions: copy before writing into one)."""
+        sets are shared between positions: copy before writing into one; the env's
+        ``observe`` hands out such a copy)."""
         if s.over:
             return np.zeros(self.num_actions, np.int8)
         ph, p = s.phase, s.player

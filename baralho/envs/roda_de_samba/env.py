@@ -78,8 +78,9 @@ card kinds incl. the malandro, S = 23 sambistas):
 | 1338:1340 | `cards_laid` | (n,) | cards laid (tie-break) |
 
 `env.unwrapped.game.obs_layout.decode(obs)` returns these as named arrays;
-`.table()` prints the exact slices for any config. `action_mask` is int8 and read-only
-(the game shares one mask array between positions with the same legal set).
+`.table()` prints the exact slices for any config. `action_mask` is int8, a fresh writable
+copy on every `observe` (editing it changes nothing in the env; the game's own cached masks,
+shared between positions with the same legal set, stay read-only inside it).
 
 Action space (default deck; `game.A_*` hold the offsets for any card list)
 ---------------------------------------------------------------------------
