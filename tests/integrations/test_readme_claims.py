@@ -49,3 +49,66 @@ def test_readme_pettingzoo_make_line_runs():
 
 def test_readme_says_how_to_get_a_cpu_only_torch():
     assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in README
+
+
+def bash_blocks(text: str) -> list[str]:
+    return re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+
+
+def baralho_commands(text: str) -> list[list[str]]:
+    """Every ``baralho ...`` command of README's bash blocks, as argv (comments and the
+    install or other commands chained before it dropped)."""
+    import shlex
+
+    commands = []
+    for block in bash_blocks(text):
+        for line in block.splitlines():
+            for part in line.split("&&"):
+                argv = shlex.split(part, comments=True)
+                if argv and argv[0].endswith("bin/baralho"):
+                    commands.append(argv[1:])
+    return commands
+
+
+def test_every_baralho_command_readme_shows_is_accepted_as_written():
+    from baralho.cli import build_parser
+
+    commands = baralho_commands(README)
+    assert len(commands) >= 8 and {c[0] for c in commands} >= {"train", "tournament", "evaluate", "play", "replay"}
+    for argv in commands:
+        try:
+            build_parser().parse_args(argv)
+        except SystemExit:
+            pytest.fail(f"README's `baralho {' '.join(argv)}` is refused by the CLI")
+
+
+def test_the_command_check_sees_a_flag_the_cli_lacks():
+    text = "```bash\n.venv/bin/baralho play rodizio_v1 --no-such-flag   # a comment\n```\n"
+    assert baralho_commands(text) == [["play", "rodizio_v1", "--no-such-flag"]]
+
+
+def repo_paths(text: str) -> set[str]:
+    """The repository paths README names: link targets, and backticked names that start
+    with one of the repository's top-level folders (``baralho/core/game.py``)."""
+    links = set(re.findall(r"\]\(((?:baralho|benchmarks|tests)/[^)\s]*)\)", text))
+    ticked = set(re.findall(r"`((?:baralho|benchmarks|tests)/[\w./-]*)`", text))
+    return {p.split("::")[0] for p in links | ticked}
+
+
+def test_every_path_readme_names_exists():
+    paths = repo_paths(README)
+    assert len(paths) >= 10
+    missing = sorted(p for p in paths if not (ROOT / p).exists())
+    assert not missing, f"README names paths that do not exist: {missing}"
+
+
+def test_readme_says_which_games_have_a_compiled_engine():
+    """Once every game has its compiled engine, no sentence may say only some have one."""
+    import baralho
+    import baralho.vector as bv
+
+    if set(bv.COMPILED) != set(baralho.ENV_IDS):
+        pytest.skip("not every game has a compiled engine yet")
+    stale = [s for s in re.split(r"(?<=[.;])\s+", README) if "compiled" in s
+             and re.search(r"so far|until theirs|where a game has one: \w", s)]
+    assert not stale, f"README says only some games have a compiled engine: {stale}"
