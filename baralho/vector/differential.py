@@ -45,7 +45,8 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
     # a share of the envs is played by the heuristic (its moves reach other positions than random's)
     by_heuristic = rng.random(batch) < heuristic_share
     differences: list[str] = []
-    finished = steps = 0
+    finished = steps = moves = 0
+    games = max(games, batch)                 # every env's first deal is played out
     game_no = list(range(batch))              # which game each env plays, for the reports
     started = batch
     t0 = time.perf_counter()
@@ -56,10 +57,16 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
         else:
             differences.append("")             # counted, not reported
 
+    # an env whose game ends once ``games`` games have been dealt is not dealt another: it idles
+    # (compiled moves only, unchecked) while the games still in play finish, so every game dealt
+    # is played to its end and none is cut off (a run of a few hundred games wastes no steps)
+    idle = np.zeros(batch, bool)
     obs, mask, seat = venv.observe()
     while finished < games:
-        actions = np.empty(batch, np.int64)
+        actions = mask.argmax(1)                 # an idle env's move: its first legal one
         for i, s in enumerate(refs):
+            if idle[i]:
+                continue
             player = game.current_player(s)
             ref_mask = game.legal_mask(s)
             if seat[i] != player:
@@ -89,8 +96,11 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
                 actions[i] = legal[rng.integers(len(legal))]
         obs, mask, seat, rewards, done = venv.step(actions)
         steps += 1
+        moves += batch - int(idle.sum())
         redealt = False
         for i, s in enumerate(refs):
+            if idle[i]:
+                continue
             r = game.apply(s, int(actions[i]))
             if (rewards[i].any() if r is None else rewards[i].tolist() != np.float32(r).tolist()):
                 differ(i, f"rewards {rewards[i].tolist()} != {[0.0] * game.num_players if r is None else r}")
@@ -99,6 +109,9 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
                 differ(i, f"done {bool(done[i])} != {over}")
             if over:
                 finished += 1
+                if started >= games:
+                    idle[i] = True
+                    continue
                 refs[i] = game.new_state(rng)
                 venv.set_state(i, refs[i])
                 game_no[i] = started
@@ -106,5 +119,5 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
                 redealt = True
         if redealt:
             obs, mask, seat = venv.observe()
-    return dict(env=env_id, config=config, games=finished, steps=steps * batch, differences=len(differences),
+    return dict(env=env_id, config=config, games=finished, steps=moves, differences=len(differences),
                 reports=[d for d in differences if d], seconds=time.perf_counter() - t0)

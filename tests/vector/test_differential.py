@@ -1,6 +1,6 @@
 """Compiled engines against their references, move for move (baralho/vector/differential.py).
 
-1,000 games per config in the default run; `python -m benchmarks.fuzz --differential`
+1,000 games per config in the default run (four chunks of 250); `python -m benchmarks.fuzz --differential`
 plays 100,000 per game."""
 
 from __future__ import annotations
@@ -26,16 +26,27 @@ def games_for(env_id: str) -> int:
     return int(GAMES) if GAMES else DEFAULT_GAMES.get(env_id, 1000)
 
 
+# a config's games run as chunks of 250 (each its own seed, so its own deals): no test item takes
+# minutes, and pytest-xdist can spread one config's games over both workers
+CHUNK = 250
+
+
+def chunks(games: int) -> list[int]:
+    n = max(1, games // CHUNK)
+    return [games // n + (k < games % n) for k in range(n)]
+
+
 def compiled_configs():
     for env_id in sorted(bv.COMPILED):
         for cfg in baralho.env_module(env_id).TEST_CONFIGS:
-            yield pytest.param(env_id, cfg, id=f"{env_id}[{','.join(f'{k}={v}' for k, v in cfg.items())}]")
+            label = f"{env_id}[{','.join(f'{k}={v}' for k, v in cfg.items())}]"
+            for k, games in enumerate(chunks(games_for(env_id))):
+                yield pytest.param(env_id, cfg, games, 17 + k, id=f"{label}-{k}")
 
 
-@pytest.mark.parametrize("env_id, config", list(compiled_configs()))
-def test_compiled_engine_plays_the_reference_game(env_id, config):
-    games = games_for(env_id)
-    result = differential(env_id, config, games=games, batch=min(64, games), seed=17)
+@pytest.mark.parametrize("env_id, config, games, seed", list(compiled_configs()))
+def test_compiled_engine_plays_the_reference_game(env_id, config, games, seed):
+    result = differential(env_id, config, games=games, batch=min(32, games), seed=seed)
     assert result["games"] >= games
     assert result["differences"] == 0, "\n".join(result["reports"])
 
