@@ -54,3 +54,22 @@ def measure(env_id: str, config: dict) -> dict:
     pickled = np.mean([len(pickle.dumps(s)) for s in states])
     return dict(env=env_id, config=config, env_bytes=env_bytes, state_bytes=state_bytes,
                 pickled_bytes=float(pickled), copy_us=copy_us, resample_us=resample_us)
+
+
+def ismcts_sims_per_second(env_id: str, config: dict, engine: str, seconds: float = 1.0) -> float:
+    """Plain ISMCTS (random rollouts) simulations per second from the first decision of a
+    seeded game, on ``engine`` ("reference" or "compiled"): what a search agent gains from
+    the compiled engine (its copy, resample, mask and apply on every simulation)."""
+    from baralho.agents.ismcts import ISMCTSAgent
+
+    env = baralho.make(env_id, engine=engine, **config)
+    env.reset(seed=0)
+    game, state = env.unwrapped.game, env.unwrapped.game_state
+    seat = game.current_player(state)
+    agent = ISMCTSAgent(simulations=4, seed=0)
+    agent.search(game, state, seat)                  # warm-up (numba dispatch, caches)
+    sims, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        agent.search(game, state, seat)
+        sims += 4
+    return sims / (time.perf_counter() - start)

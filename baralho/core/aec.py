@@ -108,6 +108,8 @@ class BaralhoEnv(AECEnv):
             raise ConfigError(f"{name}: render_view={render_view!r} must be 'current', 'omniscient' "
                               f"or a seat in 0..{game.num_players - 1}")
         self.game = game
+        # a compiled game can write the next observation in the same call as the move
+        self._apply = getattr(game, "apply_observing", game.apply)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
@@ -226,7 +228,7 @@ class BaralhoEnv(AECEnv):
             return
 
         self._cumulative_rewards[agent] = 0.0
-        r = self.game.apply(self.game_state, a)
+        r = self._apply(self.game_state, a)
         self._mask = None
         if r is not None or self._rewards_dirty:
             self._set_rewards(r)

@@ -365,6 +365,17 @@ def apply_one(states, action: int, mask, rewards) -> int:
     return -1 if s.over else s.actor
 
 
+
+@jit
+def step_one(states, action: int, mask, rewards, at, obs) -> int:
+    """apply_one, and the observation of the player to act into ``obs`` (unless the game
+    is over): the AEC env's step in one call."""
+    player = apply_one(states, action, mask, rewards)
+    if player >= 0:
+        observe(states[0], at, player, obs)
+    return player
+
+
 @jit
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
