@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -511,7 +512,9 @@ def train(cfg: SelfPlayConfig) -> Path:
 
     def evaluate_and_checkpoint(step: int) -> str:
         t0 = time.perf_counter()
-        result = dict(decisions=step, **evaluate(policy, cfg, cfg.eval_games, cfg.seed + 50_000))
+        result = dict(decisions=step, **evaluate(policy, cfg, cfg.eval_games, cfg.seed + 50_000),
+                      minutes=(time.perf_counter() - start) / 60,
+                      load_average=os.getloadavg()[0])    # the model card says what else was running
         split["eval"] += time.perf_counter() - t0
         counters["evals"].append(result)
         counters["last_eval"] = step
@@ -611,6 +614,18 @@ def train(cfg: SelfPlayConfig) -> Path:
     return out
 
 
+def command_line(args, names: dict) -> str:
+    """The ``baralho train`` command of these flags (the ones given), as a model card quotes it."""
+    words = ["baralho", "train", args.env_id]
+    for flag in names:
+        value = getattr(args, flag, None)
+        if value is not None and value is not False:
+            words += [f"--{flag.replace('_', '-')}"] + ([] if value is True else [str(value)])
+    if args.config:
+        words += ["--config", *(f"{k}={json.dumps(v)}" for k, v in args.config.items())]
+    return " ".join(words)
+
+
 def main(args) -> int:
     """``baralho train ENV --algo selfplay``: the CLI flags onto SelfPlayConfig."""
     names = dict(timesteps="decisions", n_envs="num_envs", eval_every="eval_every", eval_games="eval_games",
@@ -622,6 +637,8 @@ def main(args) -> int:
                      **{ours: getattr(args, flag, None) for flag, ours in names.items()})
     out = train(cfg)
     s = json.loads((out / "summary.json").read_text())
+    s["command"] = command_line(args, names)             # for the model card (zoo/ship.py)
+    (out / "summary.json").write_text(json.dumps(s, indent=1))
     final, base = s["final"], s["baseline"]
     print(f"\n{cfg.env_id}: {s['decisions']:,} decisions ({s['learner_decisions']:,} learned from) in "
           f"{s['wall_seconds']:.0f} s{' (interrupted)' if s['interrupted'] else ''}, "
