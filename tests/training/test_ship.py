@@ -15,14 +15,14 @@ def test_a_tiny_run_ships_as_a_zoo_policy_with_its_model_card(tmp_path, monkeypa
 
     run = tmp_path / "run"
     assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "256", "--eval-every", "128",
-                 "--eval-games", "2", "--out", str(run), "--quiet"]) == 0
+                 "--eval-games", "2", "--warm-start", "none", "--out", str(run), "--quiet"]) == 0
     zoo = tmp_path / "v1"
     card = S.ship(run, zoo)
     assert sorted(p.name for p in zoo.iterdir()) == ["rodizio_v1.json", "rodizio_v1.md", "rodizio_v1.npz",
                                                       "rodizio_v1_curve.png"]
     text = card.read_text()
     summary = json.loads((run / "summary.json").read_text())
-    assert "`baralho train rodizio_v1 --timesteps 256 --n-envs 8 --eval-every 128" in text
+    assert "`baralho train rodizio_v1 --timesteps 256 --n-envs 8 --eval-every 128 --eval-games 2" in text
     assert f"{summary['decisions']:,} env decisions" in text
     assert "heuristic vs heuristic" in text and "load average" in text and "rodizio_v1_curve.png" in text
     assert text.count("| 1") + text.count("| 2") >= 2           # a row per evaluation
@@ -40,7 +40,8 @@ def test_a_tiny_run_ships_as_a_zoo_policy_with_its_model_card(tmp_path, monkeypa
 
 def test_a_run_without_a_final_evaluation_or_too_big_is_refused(tmp_path, monkeypatch):
     run = sp.train(sp.config_for("rodizio_v1", num_envs=8, rollout=8, decisions=64, eval_games=2,
-                                 net_arch=(16,), torch_threads=1, out=str(tmp_path / "run"), progress=False))
+                                 net_arch=(16,), warm_start="none", torch_threads=1, out=str(tmp_path / "run"),
+                                 progress=False))
     monkeypatch.setattr(S, "MAX_BYTES", 100)
     with pytest.raises(ValueError, match="over the zoo's"):
         S.ship(run, tmp_path / "v1")
