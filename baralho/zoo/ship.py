@@ -53,12 +53,13 @@ def model_card(summary: dict, curve: str, size: int) -> str:
     """The markdown card of a run, from its summary.json."""
     cfg, final, base = summary["config"], summary["final"], summary["baseline"]
     env_id = cfg["env_id"]
-    command = summary.get("command") or f"baralho train {env_id}"
+    command = (f"`{summary['command']}`" if summary.get("command")
+               else "a command not recorded (the run was started from Python, not `baralho train`)")
     loads = [e["load_average"] for e in summary["evals"] if e.get("load_average") is not None]
     split = summary["seconds_this_invocation"]
     lines = [
         f"# Model card: {env_id} (self-play PPO over baralho.vector)", "",
-        f"- **Made by**: `{command}` (training/selfplay.py; {cfg['engine'] or 'compiled'} engine, "
+        f"- **Made by**: {command} (training/selfplay.py; {cfg['engine'] or 'compiled'} engine, "
         f"{cfg['num_envs']} envs x rollout {cfg['rollout']}, MLP {'x'.join(map(str, cfg['net_arch']))}, "
         f"gamma {cfg['gamma']:g}, lr {cfg['learning_rate']:g}, entropy {cfg['ent_coef']:g}, clip "
         f"{cfg['clip_range']:g}, opponents self {cfg['self_share']:g} / heuristic {cfg['heuristic_share']:g} / "
