@@ -269,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "training/train.py or training/selfplay.py)")
     p.add_argument("--max-minutes", dest="max_minutes", type=float, default=None,
                    help="wall-clock budget: stop learning after this many minutes, then evaluate and save "
-                        "(default: sb3 no limit, selfplay 55)")
+                        "(default: sb3 no limit, selfplay 18)")
     p.add_argument("--warm-start", dest="warm_start", choices=["heuristic", "none"], default=None,
                    help="before PPO, fit the policy to the heuristic's moves (behaviour cloning); PPO then "
                         "fine-tunes with lr 1e-4, no entropy bonus, clip 0.1 (sb3: heuristic opponent weighted "

@@ -1,10 +1,11 @@
 """The model zoo: one trained policy per game, shipped in the package.
 
-``baralho/zoo/<env_id>.json`` is the policy's card (env, config, architecture) and
+``baralho/zoo/v1/<env_id>.json`` is the policy's card (env, config, architecture) and
 ``<env_id>.npz`` its weights, in the weights-only format of baralho/agents/policy.py
 (nothing in either file is code); ``<env_id>.md`` is its model card (command,
-timesteps, wall time, win rates). Load one with the agent spec ``ppo`` (the zoo
-model of the env) or ``ppo:<env_id>``.
+decisions, wall time, learning curve, win rates), written with the policy from a
+finished run by ``python -m baralho.zoo.ship RUN`` (zoo/ship.py). Load one with the
+agent spec ``ppo`` (the zoo model of the env) or ``ppo:<env_id>``.
 
 ``v0/`` keeps the model cards of the v0 policies for the record. Their weights
 are not shipped: they were trained on v0 observations, which v1 changed, so no
@@ -16,15 +17,16 @@ from __future__ import annotations
 from pathlib import Path
 
 ZOO = Path(__file__).parent
+V1 = ZOO / "v1"             # the policies of the v1 envs
 
 
 def zoo_path(env_id: str) -> Path | None:
-    path = ZOO / f"{env_id}.json"
+    path = V1 / f"{env_id}.json"
     return path if path.exists() else None
 
 
 def available() -> list[str]:
-    return sorted(p.stem for p in ZOO.glob("*.json"))
+    return sorted(p.stem for p in V1.glob("*.json"))
 
 
 def export(model: str | Path, out: str | Path, env_id: str | None = None, config: dict | None = None) -> Path:

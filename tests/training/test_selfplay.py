@@ -160,6 +160,7 @@ def test_actions_stay_in_the_mask_and_an_empty_batch_is_no_forward_pass():
 def tiny(out, env_id="rodizio_v1", **kw):
     return sp.config_for(env_id, **{**dict(num_envs=16, rollout=8, decisions=1024, eval_every=512, eval_games=4,
                                            snapshot_every=256, net_arch=(16,), minibatch=64, epochs=1,
+                                           warm_start="none",
                                            torch_threads=1, heuristic_share=0.25, out=str(out), progress=False),
                                     **kw})
 
@@ -221,6 +222,7 @@ def test_resume_refuses_an_sb3_run_and_the_cli_runs_selfplay(tmp_path, capsys):
     with pytest.raises(ValueError, match="is a run of --algo sb3, not selfplay"):
         sp.train(tiny(tmp_path / "sb3", resume=True))
     assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "128", "--eval-games", "2",
+                 "--warm-start", "none",
                  "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     assert "vs heuristic over 4 games" in capsys.readouterr().out
     assert json.loads((tmp_path / "cli" / "run.json").read_text())["algo"] == "selfplay"
@@ -239,6 +241,7 @@ def test_ctrl_c_stops_learning_then_evaluates_saves_and_exits_130(tmp_path, monk
 
     monkeypatch.setattr(sp, "ppo_update", interrupted_update)
     assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "100000", "--eval-games", "2",
+                 "--warm-start", "none",
                  "--out", str(tmp_path), "--quiet"]) == 130
     out = capsys.readouterr().out
     assert "interrupted at 384 decisions" in out and "(interrupted)" in out

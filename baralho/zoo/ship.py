@@ -1,0 +1,127 @@
+"""Ship a finished self-play run into the zoo: its policy, its model card, its learning curve.
+
+    python -m baralho.zoo.ship runs/rodizio                  # -> baralho/zoo/v1/rodizio_v1.{json,npz,md,png}
+    python -m baralho.zoo.ship runs/rodizio --to /tmp/zoo    # elsewhere (a try-out)
+
+The run is a ``baralho train ENV`` (``--algo selfplay``) folder: ``final.json`` + ``final.npz``
+(the policy, copied through ``baralho.zoo.export``: checked, weights only) and ``summary.json``
+(the figures the card quotes: the command, wall time, decisions, throughput, every evaluation
+with its Wilson 95% CI, the machine's load while it ran). The card states the load it was
+measured under, so "measured alone" is a reading, not a claim. A policy over MAX_BYTES is refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+MAX_BYTES = 10 * 2**20          # issue 24: each shipped policy under 10 MB
+
+
+def plot(summary: dict, path: Path) -> None:
+    """Win rate vs the heuristic (with its CI band) over decisions, the heuristic-vs-heuristic line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    evals, base = summary["evals"], summary["baseline"]
+    x = [e["decisions"] for e in evals]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.fill_between(x, [e["ci_low"] for e in evals], [e["ci_high"] for e in evals], alpha=0.25)
+    ax.plot(x, [e["win_rate"] for e in evals], marker="o", label="policy vs heuristic")
+    ax.axhline(base["win_rate"], color="grey", ls="--", lw=0.8, label="heuristic vs heuristic")
+    ax.axhline(0.5, color="black", lw=0.5)
+    ax.set_xlabel("env decisions (every seat's)")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{summary['config']['env_id']}: self-play PPO" +
+                 (" after a warm start" if summary.get("warm_start") else ""))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def rate(e: dict) -> str:
+    return f"{e['win_rate']:.3f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}] over {e['games']} games"
+
+
+def model_card(summary: dict, curve: str, size: int) -> str:
+    """The markdown card of a run, from its summary.json."""
+    cfg, final, base = summary["config"], summary["final"], summary["baseline"]
+    env_id = cfg["env_id"]
+    command = (f"`{summary['command']}`" if summary.get("command")
+               else "a command not recorded (the run was started from Python, not `baralho train`)")
+    loads = [e["load_average"] for e in summary["evals"] if e.get("load_average") is not None]
+    split = summary["seconds_this_invocation"]
+    lines = [
+        f"# Model card: {env_id} (self-play PPO over baralho.vector)", "",
+        f"- **Made by**: {command} (training/selfplay.py; {cfg['engine'] or 'compiled'} engine, "
+        f"{cfg['num_envs']} envs x rollout {cfg['rollout']}, MLP {'x'.join(map(str, cfg['net_arch']))}, "
+        f"gamma {cfg['gamma']:g}, lr {cfg['learning_rate']:g}, entropy {cfg['ent_coef']:g}, clip "
+        f"{cfg['clip_range']:g}, opponents self {cfg['self_share']:g} / heuristic {cfg['heuristic_share']:g} / "
+        f"league {1 - cfg['self_share'] - cfg['heuristic_share']:g}, seed {cfg['seed']}, "
+        f"env config {cfg['env_config'] or 'default rules'}).",
+        f"- **Decisions**: {summary['decisions']:,} env decisions, every seat's "
+        f"({summary['learner_decisions']:,} learned from), {summary['updates']:,} PPO updates.",
+        f"- **Wall time**: {summary['wall_seconds'] / 60:.1f} min (warm start, evaluations and saving included); "
+        f"{summary['decisions_per_second']:,.0f} decisions/s over the whole run. Where the time went (s): "
+        + ", ".join(f"{k} {v:.0f}" for k, v in split.items()) + ".",
+    ]
+    if summary.get("warm_start"):
+        w = summary["warm_start"]
+        lines.append(f"- **Warm start**: behaviour cloning of the heuristic on {w['steps']:,} decisions "
+                     f"({w['episodes']:,} games); held-out agreement {w['accuracy']:.3f} "
+                     f"({w['choice_accuracy']:.3f} where there was a choice).")
+    if loads:
+        lines.append(f"- **Machine**: 1-minute load average {min(loads):.1f}-{max(loads):.1f} at the evaluations "
+                     f"(2 cores: about 1-2 is this run alone; more means the figures above were measured "
+                     f"with other work running).")
+    lines += [f"- **Size**: {size / 2**20:.2f} MB.", "",
+              "## Win rates against the heuristic (every deal from every seat, Wilson 95% CI)", "",
+              f"- **Policy (deterministic) vs heuristic: {rate(final)}**",
+              f"- heuristic vs heuristic, same deals: {rate(base)}", "",
+              "## Learning curve", "", f"![learning curve]({curve})", "",
+              "| decisions | win rate vs heuristic | 95% CI |", "|---:|---:|---|"]
+    lines += [f"| {e['decisions']:,} | {e['win_rate']:.3f} | [{e['ci_low']:.3f}, {e['ci_high']:.3f}] |"
+              for e in summary["evals"]]
+    return "\n".join(lines) + "\n"
+
+
+def ship(run: str | Path, to: str | Path | None = None) -> Path:
+    """Copy the run's policy into ``to`` (default baralho/zoo/v1) as ENV_ID.json/.npz, with
+    ENV_ID.md (the card) and ENV_ID_curve.png; returns the card's path."""
+    from baralho.zoo import V1, export
+
+    run = Path(run)
+    summary = json.loads((run / "summary.json").read_text())
+    if not summary.get("final"):
+        raise ValueError(f"{run}: the run has no final evaluation")
+    env_id = summary["config"]["env_id"]
+    to = Path(to) if to is not None else V1
+    to.mkdir(parents=True, exist_ok=True)
+    size = (run / "final.npz").stat().st_size + (run / "final.json").stat().st_size
+    if size > MAX_BYTES:
+        raise ValueError(f"{run}: the policy is {size / 2**20:.1f} MB, over the zoo's {MAX_BYTES / 2**20:.0f} MB")
+    export(run / "final.json", to / env_id, env_id, summary["config"]["env_config"])
+    curve = f"{env_id}_curve.png"
+    plot(summary, to / curve)
+    card = to / f"{env_id}.md"
+    card.write_text(model_card(summary, curve, size))
+    return card
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m baralho.zoo.ship", description=__doc__.splitlines()[0])
+    p.add_argument("run", help="a finished `baralho train ENV` folder (final.json, final.npz, summary.json)")
+    p.add_argument("--to", default=None, help="the zoo folder (default: baralho/zoo/v1)")
+    args = p.parse_args(argv)
+    print(ship(args.run, args.to))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
