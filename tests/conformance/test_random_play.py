@@ -21,7 +21,6 @@ from baralho.core.game import state_key
 from .conftest import FUZZ_GAMES
 from .helpers import check_hidden_information, check_resamples_play_on, positions, random_action
 
-
 # On the compiled engine ``check_invariants`` is itself a differential check: it converts the
 # state to a reference one, runs the reference's invariants and recomputes the reference mask
 # (Scala 40's meld search). That is most of the suite's time when done after every move, and
