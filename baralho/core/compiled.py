@@ -16,7 +16,9 @@ entry points ``apply_one(records, action, mask, rewards) -> player``,
 observation of the player to act: the AEC step in one compiled call),
 ``observe_one(records, offsets, player, out)`` and ``mask_one(records, mask)``;
 optionally ``tables(game)``: data arrays (a deck's) passed after the other
-arguments of every compiled entry point.
+arguments of every compiled entry point, and ``new_state_one(records, rng, mask) -> player``:
+the reference's ``new_state(rng)`` dealt straight into a blank record with its mask (the
+same draws from ``rng``, so the same game; without it a deal is the reference's, converted).
 """
 
 from __future__ import annotations
@@ -124,7 +126,15 @@ class CompiledGame:
 
     # ------------------------------------------------------------ hot path
     def new_state(self, rng: np.random.Generator) -> CompiledState:
-        return self.from_reference(self.reference.new_state(rng))
+        deal = getattr(self.fast, "new_state_one", None)
+        if deal is None:
+            return self.from_reference(self.reference.new_state(rng))
+        # a Rodízio game is ~11 steps: converting the reference's deal cost more than playing it
+        records = copy_records(self._blank)
+        mask = np.zeros(self.num_actions, np.int8)
+        player = deal(records, rng, mask, *self._tables)
+        mask.flags.writeable = False
+        return CompiledState(records, mask, player)
 
     def current_player(self, s: CompiledState) -> int:
         return s.player

@@ -14,8 +14,9 @@ What differs from ``rules.py``, and why:
 * ``deal`` draws from a per-game splitmix64 stream kept in the record (one
   stream per game, so a batch plays the same games whatever the thread count);
   the reference's ``new_state`` draws from numpy's Generator instead: same
-  distribution, other numbers. The AEC env on this engine deals with the
-  reference's ``new_state``, so a seed gives the same game on both engines.
+  distribution, other numbers. The AEC env on this engine deals with
+  ``new_state_one``: the reference's draws from the Generator, laid out by
+  ``lay_out`` (the part ``deal`` shares), so a seed gives the same game on both engines.
 """
 
 from __future__ import annotations
@@ -113,8 +114,14 @@ def deal(s) -> None:
     for i in range(NUM_PIZZAS - 1, 0, -1):               # Fisher-Yates
         j = _below(s, i + 1)
         pizzas[i], pizzas[j] = pizzas[j], pizzas[i]
-    centre = np.empty(NUM_PIZZAS - NUM_PLATES + 1, np.int8)
-    at = _below(s, centre.size)
+    lay_out(s, pizzas, _below(s, C.CENTRE_CARDS))
+
+
+@jit
+def lay_out(s, pizzas, at: int) -> None:
+    """The table new_state lays from its draws: ``pizzas`` shuffled (the first 3 become
+    plates, the rest the centre), the plaquinha inserted at ``at`` among the centre cards."""
+    centre = np.empty(C.CENTRE_CARDS, np.int8)
     k = NUM_PLATES
     for i in range(centre.size):
         if i == at:
@@ -135,6 +142,24 @@ def deal(s) -> None:
     s.pending = -1
     s.over = False
     s.final[:] = 0
+
+
+def new_state_one(states, rng: np.random.Generator, mask) -> int:
+    """The reference's ``new_state(rng)`` into game 0 of ``states`` (a blank record) and its
+    mask: the same draws from ``rng`` (a permutation of the pizzas, then the plaquinha's
+    place), so the same game on both engines; the laying out is compiled. Returns the player
+    to act."""
+    pizzas = rng.permutation(NUM_PIZZAS)
+    at = int(rng.integers(C.CENTRE_CARDS))
+    return _lay_out_one(states, pizzas, at, mask)
+
+
+@jit
+def _lay_out_one(states, pizzas, at: int, mask) -> int:
+    s = states[0]
+    lay_out(s, pizzas, at)
+    legal_mask(s, mask)
+    return s.seat
 
 
 # ---------------------------------------------------------------------- queries
