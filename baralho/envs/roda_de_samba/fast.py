@@ -322,7 +322,10 @@ def observe(s, d, at, player: int, out) -> None:
                 out[a_sp_inst + rs * NI + inst] = 1
                 out[a_sp_col + rs * C + d.inst_colour[inst]] = 1
         # a free space's numbers and cards are 0: the seat's rows copy whole
-        _copy(out[a_sp_num + r * SPACES * NUM:a_sp_num + (r + 1) * SPACES * NUM], s.space_num[q].ravel())
+        b, space_num = a_sp_num + r * SPACES * NUM, s.space_num[q]
+        for sp in range(SPACES):
+            for i in range(NUM):
+                out[b + sp * NUM + i] = space_num[sp, i]
         _copy(out[a_sp_cards + r * SPACES:a_sp_cards + (r + 1) * SPACES], s.space_count[q])
         _copy(out[a_laid + r * KI:a_laid + (r + 1) * KI], s.laid[q])
         m = s.called_len[q]
