@@ -266,27 +266,41 @@ def deal(s, d) -> None:
 
 # ---------------------------------------------------------------------- observation
 @jit
+def _copy(dst, src) -> None:
+    """dst[:] = src, as a flat loop over two 1-d views (what numba vectorises; indexing the
+    record's 2-d fields inside nested loops it does not)."""
+    for k in range(len(dst)):
+        dst[k] = src[k]
+
+
+@jit
 def observe(s, d, at, player: int, out) -> None:
     """``player``'s observation (observation.py's layout) into ``out``, written from the state;
     ``at`` holds the fields' offsets (obs_offsets)."""
     n, K, KI, NI, C, S = s.num_players, d.K, d.KI, d.I, d.C, d.S
     NUM = s.space_num.shape[2]
+    # every offset is read once into a local: ``out`` might alias ``at`` for all numba knows, so an
+    # offset read inside a loop is re-read after every write and the loop cannot be vectorised
+    a_hand, a_piles, a_known, a_laid = at[AT_HAND], at[AT_PILES], at[AT_KNOWN], at[AT_LAID]
+    a_sp_inst, a_sp_col, a_sp_num, a_sp_cards = at[AT_SP_INST], at[AT_SP_COL], at[AT_SP_NUM], at[AT_SP_CARDS]
+    a_called, a_top, a_brought, a_reserved = at[AT_CALLED], at[AT_TOP], at[AT_BROUGHT], at[AT_RESERVED]
+    a_current, a_hand_size, a_atrav, a_fame, a_cards_laid = (at[AT_CURRENT], at[AT_HAND_SIZE], at[AT_ATRAV],
+                                                             at[AT_FAME], at[AT_CARDS_LAID])
     out[:] = 0
     if s.phase >= 0:
         out[at[AT_PHASE] + s.phase] = 1
     if s.bang >= 0:
         out[at[AT_BANG] + s.bang] = 1
+    a = at[AT_SELECTED]
     for j in range(s.sel_len):
-        out[at[AT_SELECTED] + s.selected[j]] += 1
-    for k in range(K):
-        out[at[AT_HAND] + k] = s.hands[player, k]
+        out[a + s.selected[j]] += 1
+    _copy(out[a_hand:a_hand + K], s.hands[player])
     out[at[AT_DECK_SIZE]] = s.deck_len
-    for c in range(C):
-        for k in range(K):
-            out[at[AT_PILES] + c * K + k] = s.piles[c, k]
+    _copy(out[a_piles:a_piles + C * K], s.piles.ravel())
+    a = at[AT_ROW]
     for i in range(ROW):
         if s.row[i] >= 0:
-            out[at[AT_ROW] + i * S + s.row[i]] = 1
+            out[a + i * S + s.row[i]] = 1
     out[at[AT_SDECK]] = s.samb_len
     if s.samb_top_known:
         out[at[AT_STOP] + s.samb_deck[s.samb_len - 1]] = 1
@@ -294,35 +308,39 @@ def observe(s, d, at, player: int, out) -> None:
     out[at[AT_LEFT]] = s.max_rounds - s.round
     out[at[AT_END]] = s.end_triggered
     out[at[AT_POSITION] + player] = 1
+    space_inst = s.space_inst
     for r in range(n):                                   # seat-relative: the observer is row 0
         q = (player + r) % n
         if s.player == q:
-            out[at[AT_CURRENT] + r] = 1
-        out[at[AT_HAND_SIZE] + r] = s.hand_size[q]
-        for k in range(K):
-            out[at[AT_KNOWN] + r * K + k] = s.known[q, k]
+            out[a_current + r] = 1
+        out[a_hand_size + r] = s.hand_size[q]
+        _copy(out[a_known + r * K:a_known + (r + 1) * K], s.known[q])
         for sp in range(SPACES):
-            inst = s.space_inst[q, sp]
+            inst = space_inst[q, sp]
             if inst >= 0:
-                out[at[AT_SP_INST] + (r * SPACES + sp) * NI + inst] = 1
-                out[at[AT_SP_COL] + (r * SPACES + sp) * C + d.inst_colour[inst]] = 1
-                for i in range(NUM):
-                    out[at[AT_SP_NUM] + (r * SPACES + sp) * NUM + i] = s.space_num[q, sp, i]
-                out[at[AT_SP_CARDS] + r * SPACES + sp] = s.space_count[q, sp]
-        for k in range(KI):
-            out[at[AT_LAID] + r * KI + k] = s.laid[q, k]
-        for j in range(s.called_len[q]):
-            out[at[AT_CALLED] + r * S + s.called[q, j]] = 1
-        if s.called_len[q]:
-            top = s.called[q, s.called_len[q] - 1]
-            out[at[AT_TOP] + r * S + top] = 1
+                rs = r * SPACES + sp
+                out[a_sp_inst + rs * NI + inst] = 1
+                out[a_sp_col + rs * C + d.inst_colour[inst]] = 1
+        # a free space's numbers and cards are 0: the seat's rows copy whole
+        b, space_num = a_sp_num + r * SPACES * NUM, s.space_num[q]
+        for sp in range(SPACES):
+            for i in range(NUM):
+                out[b + sp * NUM + i] = space_num[sp, i]
+        _copy(out[a_sp_cards + r * SPACES:a_sp_cards + (r + 1) * SPACES], s.space_count[q])
+        _copy(out[a_laid + r * KI:a_laid + (r + 1) * KI], s.laid[q])
+        m = s.called_len[q]
+        for j in range(m):
+            out[a_called + r * S + s.called[q, j]] = 1
+        if m:
+            top = s.called[q, m - 1]
+            out[a_top + r * S + top] = 1
             if d.brings[top] >= 0:
-                out[at[AT_BROUGHT] + r * NI + d.brings[top]] = 1
+                out[a_brought + r * NI + d.brings[top]] = 1
         if s.reserved[q] >= 0:
-            out[at[AT_RESERVED] + r * S + s.reserved[q]] = 1
-        out[at[AT_ATRAV] + r] = s.atrav[q]
-        out[at[AT_FAME] + r] = s.fame[q]
-        out[at[AT_CARDS_LAID] + r] = s.laid_total[q]
+            out[a_reserved + r * S + s.reserved[q]] = 1
+        out[a_atrav + r] = s.atrav[q]
+        out[a_fame + r] = s.fame[q]
+        out[a_cards_laid + r] = s.laid_total[q]
 
 
 # ---------------------------------------------------------------------- entry points
