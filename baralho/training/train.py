@@ -218,6 +218,38 @@ def ignore_sigint_in_workers() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+class CtrlC:
+    """While learning, the first Ctrl-C only asks to stop: the callback ends ``learn`` at the next
+    step boundary. A KeyboardInterrupt raised inside SubprocVecEnv's pipe reads could leave one
+    worker's reply unread, and ``close()`` then waits for it forever (the flaky hang this
+    replaces). A second Ctrl-C raises KeyboardInterrupt as usual."""
+
+    def __init__(self):
+        self.asked = False
+        self._previous = None
+
+    def _handler(self, signum, frame):
+        if self.asked:
+            raise KeyboardInterrupt
+        self.asked = True
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():     # signal handlers: main thread only
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+        return False
+
+
 def train(cfg: TrainConfig) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
@@ -283,6 +315,8 @@ def train(cfg: TrainConfig) -> Path:
     class SelfPlayAndCurve(BaseCallback):
         def _on_step(self) -> bool:
             t = self.num_timesteps
+            if ctrl_c.asked:
+                return False                        # Ctrl-C: stop at this step boundary (see CtrlC)
             if cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes:
                 return False                        # SB3 stops learn() when a callback returns False
             if cfg.snapshot_every and t % cfg.snapshot_every < cfg.n_envs:
@@ -302,6 +336,7 @@ def train(cfg: TrainConfig) -> Path:
                           f"vs heuristic {point['vs_heuristic']:.3f} ({cfg.eval_games} games each)")
             return True
 
+    ctrl_c = CtrlC()
     callbacks = [
         sb3_progress(bar),
         SelfPlayAndCurve(),
@@ -321,10 +356,14 @@ def train(cfg: TrainConfig) -> Path:
         # run that it is "not the same type" as a SubprocVecEnv training env
         warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
         try:
-            with bar:
+            with bar, ctrl_c:
                 model.learn(cfg.timesteps, callback=callbacks, progress_bar=False)
-        except KeyboardInterrupt:     # Ctrl-C: stop learning, keep what was learned
+        except KeyboardInterrupt:     # a second Ctrl-C: stop now, still keep what was learned
             interrupted = True
+            if isinstance(venv, SubprocVecEnv):
+                venv.waiting = False      # a step reply may be left unread: close() must not wait for it
+        interrupted = interrupted or ctrl_c.asked
+        if interrupted:
             print(f"\ninterrupted at {model.num_timesteps:,} timesteps: evaluating and saving the model so far",
                   flush=True)
     learn_seconds = time.perf_counter() - learn_start
