@@ -37,7 +37,7 @@ from itertools import chain
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit
+from baralho.core.compiled import jit, jit_one
 from baralho.envs.roda_de_samba.actions import PH_DRAW
 from baralho.envs.roda_de_samba.cards import MAX_GROUP, ROW, SPACES, tokens_independent
 from baralho.envs.roda_de_samba.fast_rules import MAX_TOKENS, _pop_sambista, apply, legal_mask
@@ -392,7 +392,7 @@ def observe_batch(states, at, masks, obs, seats, deck) -> None:
         _decision(states, i, deck[0], at, masks, obs, seats)
 
 
-@jit
+@jit_one
 def apply_one(states, action: int, mask, rewards, deck) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -406,7 +406,7 @@ def apply_one(states, action: int, mask, rewards, deck) -> int:
 
 
 
-@jit
+@jit_one
 def step_one(states, action: int, mask, rewards, at, obs, deck) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -416,12 +416,12 @@ def step_one(states, action: int, mask, rewards, at, obs, deck) -> int:
     return player
 
 
-@jit
+@jit_one
 def observe_one(states, at, player: int, out, deck) -> None:
     observe(states[0], deck[0], at, player, out)
 
 
-@jit
+@jit_one
 def mask_one(states, mask, deck) -> None:
     legal_mask(states[0], deck[0], mask)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit
+from baralho.core.compiled import jit, jit_one
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
 from baralho.envs.rodizio.rules import RodizioState
@@ -154,7 +154,7 @@ def new_state_one(states, rng: np.random.Generator, mask) -> int:
     return _lay_out_one(states, pizzas, at, mask)
 
 
-@jit
+@jit_one
 def _lay_out_one(states, pizzas, at: int, mask) -> int:
     s = states[0]
     lay_out(s, pizzas, at)
@@ -396,7 +396,7 @@ def observe_batch(states, at, masks, obs, seats) -> None:
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit_one
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -409,7 +409,7 @@ def apply_one(states, action: int, mask, rewards) -> int:
 
 
 
-@jit
+@jit_one
 def step_one(states, action: int, mask, rewards, at, obs) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -419,12 +419,12 @@ def step_one(states, action: int, mask, rewards, at, obs) -> int:
     return player
 
 
-@jit
+@jit_one
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
 
 
-@jit
+@jit_one
 def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 
