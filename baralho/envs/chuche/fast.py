@@ -72,16 +72,20 @@ from baralho.envs.chuche.fast_rules import (
     PER_COLOUR,
     POINTS,
     ROUBAR,
+    INTS,
+    RECORD,
     SCORE_KIND,
     STATE_DTYPE,
     VALUE_CAP,
     apply,
     chuche_points,
+    compile_once,
     first_player,
     new_match,
     target,
     won,
 )
+from baralho.envs.chuche.observation import DTYPE as OBS_DTYPE
 from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, CARD_ROW, CONT_END, MAIN, ROUBAR_WINDOW
 from baralho.envs.chuche.rules import ChucheState
 
@@ -303,6 +307,15 @@ def observe(s, at, player: int, out) -> None:
     out[at[AT_LEFT]] = s.max_rounds - s.rounds_played
 
 
+# one version each (fast_rules.compile_once says why); the entry points below are compiled
+# on first use, for the arrays they are called with
+compile_once([
+    (_usable, (RECORD, nb.int64, nb.int64)), (_reachable, (INTS, nb.int64)), (legal_mask, (RECORD, nb.int8[::1])),
+    (_card_row, (RECORD, nb.from_dtype(OBS_DTYPE)[::1], nb.int64, nb.int64)),
+    (observe, (RECORD, INTS, nb.int64, nb.from_dtype(OBS_DTYPE)[::1])),
+])
+
+
 # ---------------------------------------------------------------------- entry points
 # Called from Python with a whole array of records (a record alone costs numba
 # ~15 us to unbox; an array is passed by pointer). The batch kernels step every
@@ -322,7 +335,8 @@ def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) ->
     rewards[i, :] = 0
     done = apply(s, actions[i])
     if done:
-        rewards[i, :s.num_players] = s.rets[:s.num_players]
+        for p in range(s.num_players):                          # (a loop: no shape check to raise)
+            rewards[i, p] = s.rets[p]
         new_match(s)                                            # auto-reset
     dones[i] = done
     _decision(states, i, at, masks, obs, seats)
@@ -360,7 +374,8 @@ def apply_one(states, action: int, mask, rewards) -> int:
     s = states[0]
     rewards[:] = 0
     if apply(s, action):
-        rewards[:] = s.rets[:s.num_players]
+        for p in range(s.num_players):
+            rewards[p] = s.rets[p]
     legal_mask(s, mask)
     return -1 if s.over else s.actor
 

@@ -10,6 +10,7 @@ docstring says what differs from ``rules.py`` and why.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from baralho.core import fast_chance as R
@@ -110,10 +111,13 @@ def new_match(s) -> None:
     for i in range(extra.size - 1, 0, -1):                      # Fisher-Yates
         j = _below(s, i + 1)
         extra[i], extra[j] = extra[j], extra[i]
-    chosen = np.sort(extra[:s.num_colours - 1])
     s.colours[:] = 0
     for k in range(1, s.num_colours):                           # red first, the others sorted
-        s.colours[k] = chosen[k - 1]
+        c, i = extra[k - 1], k                                  # (insertion: no np.sort)
+        while i > 1 and s.colours[i - 1] > c:
+            s.colours[i] = s.colours[i - 1]
+            i -= 1
+        s.colours[i] = c
     s.back[:] = 0
     for k in range(s.num_colours):                              # each colour's backs, shuffled
         row = BACKS_PER_COLOUR.copy()
@@ -149,11 +153,10 @@ def _deal(s) -> None:
     deck = np.empty(N, np.int64)
     for i in range(N):                                          # in_play[perm[i]]
         deck[i] = s.colours[perm[i] // PER_COLOUR] * PER_COLOUR + perm[i] % PER_COLOUR
-    for p in range(n):
-        hand = np.sort(deck[3 * p:3 * p + 3])
+    for p in range(n):                                          # sorted(deck[3p:3p + 3])
+        s.hand_size[p] = 0
         for i in range(3):
-            s.hands[p, i] = hand[i]
-        s.hand_size[p] = 3
+            _insort(s, p, deck[3 * p + i])
     for i in range(3):
         s.table[i] = deck[3 * n + i]
     s.table_size = 3
@@ -164,7 +167,7 @@ def _deal(s) -> None:
     s.pile_size[:] = 0
     s.discard_size = 0
     chuche = CHUCHE_DECK.copy()
-    R.shuffle(g, chuche, NUM_CHUCHE)
+    R.shuffle(g, chuche, len(chuche))                          # (not the constant: one compiled shuffle)
     for i in range(NUM_CHUCHE):
         s.chuche_deck[i] = chuche[i]
     s.chuche_deck_size = NUM_CHUCHE
@@ -178,6 +181,26 @@ def _deal(s) -> None:
 
 
 # ---------------------------------------------------------------------- queries
+# (loops, not numpy reductions or sorts: their compiled code is linked into every
+# caller up the chain, and numba optimises each caller's copy again; see fast.py)
+@jit
+def _max(xs) -> int:
+    """max(xs)."""
+    best = xs[0]
+    for x in xs:
+        best = max(best, x)
+    return best
+
+
+@jit
+def _count(xs, x: int) -> int:
+    """xs.count(x)."""
+    k = 0
+    for y in xs:
+        k += y == x
+    return k
+
+
 @jit
 def first_player(s) -> int:
     return s.rounds_played % s.num_players
@@ -477,6 +500,15 @@ def _refill(s, p: int) -> None:
 
 
 @jit
+def _any_hand(s) -> bool:
+    """any(s.hands)."""
+    for p in range(s.num_players):
+        if s.hand_size[p]:
+            return True
+    return False
+
+
+@jit
 def _end_turn(s) -> None:
     _refill(s, s.turn)
     _start_turn(s, (s.turn + 1) % s.num_players)
@@ -486,7 +518,7 @@ def _end_turn(s) -> None:
 def _start_turn(s, p: int) -> None:
     n = s.num_players
     while True:
-        if not s.stock_size and s.hand_size[:n].sum() == 0:
+        if not s.stock_size and not _any_hand(s):
             if not _end_round(s):
                 return
             _deal(s)                  # the match goes on: a new round, its first turn
@@ -529,9 +561,11 @@ def _end_round(s) -> bool:
     if s.scope_round:
         _finish(s, points)
         return False
-    scores = s.scores[:n].astype(np.int64)
-    best = scores.max()
-    if (best >= s.goal and (scores == best).sum() == 1) or s.rounds_played >= s.max_rounds:
+    scores = np.empty(n, np.int64)
+    for p in range(n):
+        scores[p] = s.scores[p]
+    best = _max(scores)
+    if (best >= s.goal and _count(scores, best) == 1) or s.rounds_played >= s.max_rounds:
         _finish(s, scores)
         return False
     return True
@@ -541,8 +575,8 @@ def _end_round(s) -> bool:
 def _finish(s, totals) -> None:
     """Zero-sum result: the top total shares +1, the others share -1."""
     n = s.num_players
-    best = totals.max()
-    w = (totals == best).sum()
+    best = _max(totals)
+    w = _count(totals, best)
     for p in range(n):
         if w == n:
             s.rets[p] = 0.0
@@ -551,3 +585,37 @@ def _finish(s, totals) -> None:
     s.over = True
     s.actor = -1
 
+
+
+# ---------------------------------------------------------------------- one version each
+RECORD = nb.from_dtype(STATE_DTYPE)        # the type numba gives one game (``states[i]``)
+INTS = nb.int64[::1]
+
+
+def compile_once(functions) -> None:
+    """Compile each ``(function, argument types)`` now, callees first, then stop numba compiling
+    it again: a call then casts its arguments to these types.
+
+    numba compiles a function once per tuple of argument types it is called with, and a
+    constant (``_continue(s, CONT_MAIN)``) or an int8 field (``_steal(s, p)``, p = s.actor)
+    is a type of its own: ``_continue`` was compiled three times, and each copy links all the
+    compiled code below it, which LLVM optimises and emits again (the cold compile of this
+    engine was 49 s of CPU time)."""
+    for fn, args in functions:
+        fn.compile(args)
+        fn.disable_compile()
+
+
+_S, _I = RECORD, nb.int64
+compile_once([
+    (_next, (_S,)), (_below, (_S, _I)), (_chance, (_S, nb.uint64[::1])),
+    (_max, (INTS,)), (_count, (INTS, _I)), (first_player, (_S,)), (target, (_S,)), (won, (_S, _I)),
+    (chuche_points, (_I,)),
+    (_hand_remove, (_S, _I, _I)), (_insort, (_S, _I, _I)), (_table_add, (_S, _I)), (_table_take, (_S, _I)),
+    (_set_owner, (_S, _I, _I)), (_to_pile, (_S, _I, _I)), (_chuche_win, (_S, _I)), (_chuche_use, (_S, _I, _I)),
+    (_queue_pop, (_S,)), (_table_card, (_S, _I, _I)),
+    (_deal, (_S,)), (_finish, (_S, INTS)), (_end_round, (_S,)), (_refill, (_S, _I)), (_any_hand, (_S,)),
+    (_start_turn, (_S, _I)), (_end_turn, (_S,)), (_continue, (_S, _I)), (_next_in_window, (_S,)),
+    (_asked, (_S, _I)), (_open_window, (_S, _I)), (_steal, (_S, _I)), (_block, (_S, _I, _I)),
+    (_start_capture, (_S, _I, _I)), (_commit, (_S, _I, nb.boolean)), (apply, (_S, _I)), (new_match, (_S,)),
+])
