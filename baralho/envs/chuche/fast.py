@@ -66,14 +66,14 @@ from baralho.envs.chuche.fast_rules import (
     ESCUDO,
     FRONT,
     FULL,
+    INTS,
     KIND,
     KIND_FRONT,
     NUM_KINDS,
     PER_COLOUR,
     POINTS,
-    ROUBAR,
-    INTS,
     RECORD,
+    ROUBAR,
     SCORE_KIND,
     STATE_DTYPE,
     VALUE_CAP,
@@ -82,11 +82,12 @@ from baralho.envs.chuche.fast_rules import (
     compile_once,
     first_player,
     new_match,
+    rule,
     target,
     won,
 )
-from baralho.envs.chuche.observation import DTYPE as OBS_DTYPE
 from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, CARD_ROW, CONT_END, MAIN, ROUBAR_WINDOW
+from baralho.envs.chuche.observation import DTYPE as OBS_DTYPE
 from baralho.envs.chuche.rules import ChucheState
 
 STATE = ChucheState
@@ -120,13 +121,13 @@ from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed t
 
 
 # ---------------------------------------------------------------------- legal mask
-@jit
+@rule
 def _usable(s, c: int, p: int) -> bool:
     """A table card seat p may capture: unblocked or blocked by p."""
     return s.owner[c] < 0 or s.owner[c] == p
 
 
-@jit
+@rule
 def _reachable(cnt, minus: int) -> int:
     """cards.reachable of the capped value counts ``cnt``, one card of value ``minus`` less (0: none)."""
     r = 1
@@ -137,7 +138,7 @@ def _reachable(cnt, minus: int) -> int:
     return r
 
 
-@jit
+@rule
 def legal_mask(s, m) -> None:
     m[:] = 0
     if s.over:
@@ -245,7 +246,7 @@ def legal_mask(s, m) -> None:
 
 
 # ---------------------------------------------------------------------- observation
-@jit
+@rule
 def _card_row(s, out, base: int, c: int) -> None:
     """observation.card_row: colour, front and back one-hot."""
     out[base + COLOUR[c]] = 1
@@ -253,7 +254,7 @@ def _card_row(s, out, base: int, c: int) -> None:
     out[base + 12 + s.back[c] - 6] = 1
 
 
-@jit
+@rule
 def observe(s, at, player: int, out) -> None:
     """observation.encode: ``player``'s view into ``out``; ``at`` holds the fields' offsets."""
     out[:] = 0
@@ -321,7 +322,7 @@ compile_once([
 # ~15 us to unbox; an array is passed by pointer). The batch kernels step every
 # game of the batch in one call (the parallel twin spreads them over threads,
 # each game on its own random stream, so the result does not depend on threads).
-@jit
+@rule
 def _decision(states, i: int, at, masks, obs, seats) -> None:
     s = states[i]
     seats[i] = s.actor
@@ -329,7 +330,7 @@ def _decision(states, i: int, at, masks, obs, seats) -> None:
     observe(s, at, s.actor, obs[i])
 
 
-@jit
+@rule
 def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
     s = states[i]
     rewards[i, :] = 0

@@ -77,11 +77,14 @@ STATE_DTYPE = np.dtype([
 ])
 
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core.compiled import jit  # noqa: E402, F401  (numba record names fixed there first)
+
+# the rules are only called from compiled code: no Python (or C) entry to build for each
+rule = nb.njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # ---------------------------------------------------------------------- chance
-@jit
+@rule
 def _next(s) -> np.uint64:
     """splitmix64: the next 64 random bits of this game's own stream (new matches only)."""
     s.rng += np.uint64(0x9E3779B97F4A7C15)
@@ -91,20 +94,20 @@ def _next(s) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@jit
+@rule
 def _below(s, k: int) -> int:
     """A uniform integer in 0..k-1 (k <= 9: the modulo bias is below 1e-8)."""
     return int((_next(s) >> np.uint64(33)) % np.uint64(k))
 
 
-@jit
+@rule
 def _chance(s, g) -> None:
     """ChucheGame._chance: ``g`` becomes the generator of the state's next chance event."""
     s.draws += 1
     R.seed_event(g, s.seed, s.draws)
 
 
-@jit
+@rule
 def new_match(s) -> None:
     """new_state: the extra colours and each colour's backs at random, a hidden seed, then the deal."""
     extra = np.arange(1, NUM_COLOURS)
@@ -139,7 +142,7 @@ def new_match(s) -> None:
     _start_turn(s, s.turn)
 
 
-@jit
+@rule
 def _deal(s) -> None:
     """A new round: shuffle the same cards (backs stay), deal 3 each and 3 to the table.
     The caller then starts the first turn (rules.py's _deal ends with it; numba's cache
@@ -183,7 +186,7 @@ def _deal(s) -> None:
 # ---------------------------------------------------------------------- queries
 # (loops, not numpy reductions or sorts: their compiled code is linked into every
 # caller up the chain, and numba optimises each caller's copy again; see fast.py)
-@jit
+@rule
 def _max(xs) -> int:
     """max(xs)."""
     best = xs[0]
@@ -192,7 +195,7 @@ def _max(xs) -> int:
     return best
 
 
-@jit
+@rule
 def _count(xs, x: int) -> int:
     """xs.count(x)."""
     k = 0
@@ -201,17 +204,17 @@ def _count(xs, x: int) -> int:
     return k
 
 
-@jit
+@rule
 def first_player(s) -> int:
     return s.rounds_played % s.num_players
 
 
-@jit
+@rule
 def target(s) -> int:
     return s.back[s.stock[s.stock_size - 1]] if s.stock_size else LAST_TARGET
 
 
-@jit
+@rule
 def won(s, p: int) -> int:
     """Chuche cards seat p won this round, used or not (they all score)."""
     total = 0
@@ -220,13 +223,13 @@ def won(s, p: int) -> int:
     return total
 
 
-@jit
+@rule
 def chuche_points(won: int) -> int:
     return won * (4 if won >= 3 else 2)
 
 
 # ---------------------------------------------------------------------- card moves
-@jit
+@rule
 def _hand_remove(s, p: int, c: int) -> None:
     k = s.hand_size[p]
     i = 0
@@ -237,7 +240,7 @@ def _hand_remove(s, p: int, c: int) -> None:
     s.hand_size[p] = k - 1
 
 
-@jit
+@rule
 def _insort(s, p: int, c: int) -> None:
     i = s.hand_size[p]
     while i > 0 and s.hands[p, i - 1] > c:
@@ -247,14 +250,14 @@ def _insort(s, p: int, c: int) -> None:
     s.hand_size[p] += 1
 
 
-@jit
+@rule
 def _table_add(s, c: int) -> None:
     s.table[s.table_size] = c
     s.table_size += 1
     s.nfree += 1
 
 
-@jit
+@rule
 def _table_take(s, c: int) -> None:
     i = 0
     while s.table[i] != c:
@@ -267,31 +270,31 @@ def _table_take(s, c: int) -> None:
     s.owner[c] = -1
 
 
-@jit
+@rule
 def _set_owner(s, c: int, p: int) -> None:
     s.nfree += (1 if p < 0 else 0) - (1 if s.owner[c] < 0 else 0)
     s.owner[c] = p
 
 
-@jit
+@rule
 def _to_pile(s, p: int, c: int) -> None:
     s.piles[p, s.pile_size[p]] = c
     s.pile_size[p] += 1
 
 
-@jit
+@rule
 def _chuche_win(s, p: int) -> None:
     s.chuche_deck_size -= 1
     s.held[p, s.chuche_deck[s.chuche_deck_size]] += 1
 
 
-@jit
+@rule
 def _chuche_use(s, p: int, t: int) -> None:
     s.held[p, t] -= 1
     s.used[p, t] += 1
 
 
-@jit
+@rule
 def _queue_pop(s) -> None:
     """queue.pop(0)."""
     for j in range(s.queue_size - 1):
@@ -299,7 +302,7 @@ def _queue_pop(s) -> None:
     s.queue_size -= 1
 
 
-@jit
+@rule
 def _table_card(s, k: int, owner: int) -> int:
     """The first table card of kind k with this owner (-1: unblocked), or -1."""
     for i in range(s.table_size):
@@ -310,7 +313,7 @@ def _table_card(s, k: int, owner: int) -> int:
 
 
 # ---------------------------------------------------------------------- transitions
-@jit
+@rule
 def apply(s, a: int) -> bool:
     """Play a legal action; True when it ended the game (``s.rets`` then holds the rewards)."""
     s.decisions += 1
@@ -408,19 +411,19 @@ def apply(s, a: int) -> bool:
     return s.over
 
 
-@jit
+@rule
 def _block(s, p: int, k: int) -> None:
     _set_owner(s, _table_card(s, k, -1), p)
 
 
-@jit
+@rule
 def _start_capture(s, p: int, c: int) -> None:
     _hand_remove(s, p, c)
     s.cap_card, s.cap_sel_size, s.cap_sum = c, 0, FRONT[c]
     s.phase = CAPTURE
 
 
-@jit
+@rule
 def _commit(s, p: int, coringa: bool) -> None:
     _to_pile(s, p, s.cap_card)
     for i in range(s.cap_sel_size):
@@ -435,7 +438,7 @@ def _commit(s, p: int, coringa: bool) -> None:
     _end_turn(s)
 
 
-@jit
+@rule
 def _steal(s, victim: int) -> None:
     g = R.new_generator()
     _chance(s, g)
@@ -445,13 +448,13 @@ def _steal(s, victim: int) -> None:
     _open_window(s, CONT_MAIN)
 
 
-@jit
+@rule
 def _asked(s, q: int) -> bool:
     # "apenas uma por turno": the turn player who already played a Chuche card is not asked
     return s.held[q, BLOQUEIO] > 0 and not (q == s.turn and s.chuche_played)
 
 
-@jit
+@rule
 def _open_window(s, cont: int) -> None:
     """Cards reached the table: ask each Bloqueio holder, nearest next turn first."""
     if s.nfree:
@@ -474,7 +477,7 @@ def _open_window(s, cont: int) -> None:
     _continue(s, cont)
 
 
-@jit
+@rule
 def _next_in_window(s) -> None:
     if s.queue_size and s.nfree:
         s.actor = s.queue[0]
@@ -483,7 +486,7 @@ def _next_in_window(s) -> None:
         _continue(s, s.cont)
 
 
-@jit
+@rule
 def _continue(s, cont: int) -> None:
     if cont == CONT_MAIN and s.hand_size[s.turn]:
         s.actor = s.turn
@@ -492,14 +495,14 @@ def _continue(s, cont: int) -> None:
         _end_turn(s)
 
 
-@jit
+@rule
 def _refill(s, p: int) -> None:
     while s.stock_size and s.hand_size[p] < 3:
         s.stock_size -= 1
         _insort(s, p, s.stock[s.stock_size])
 
 
-@jit
+@rule
 def _any_hand(s) -> bool:
     """any(s.hands)."""
     for p in range(s.num_players):
@@ -508,13 +511,13 @@ def _any_hand(s) -> bool:
     return False
 
 
-@jit
+@rule
 def _end_turn(s) -> None:
     _refill(s, s.turn)
     _start_turn(s, (s.turn + 1) % s.num_players)
 
 
-@jit
+@rule
 def _start_turn(s, p: int) -> None:
     n = s.num_players
     while True:
@@ -534,7 +537,7 @@ def _start_turn(s, p: int) -> None:
         p = (p + 1) % n
 
 
-@jit
+@rule
 def _end_round(s) -> bool:
     """Score the round; True when the match goes on (the caller deals the next round)."""
     n = s.num_players
@@ -571,7 +574,7 @@ def _end_round(s) -> bool:
     return True
 
 
-@jit
+@rule
 def _finish(s, totals) -> None:
     """Zero-sum result: the top total shares +1, the others share -1."""
     n = s.num_players
@@ -599,8 +602,8 @@ def compile_once(functions) -> None:
     numba compiles a function once per tuple of argument types it is called with, and a
     constant (``_continue(s, CONT_MAIN)``) or an int8 field (``_steal(s, p)``, p = s.actor)
     is a type of its own: ``_continue`` was compiled three times, and each copy links all the
-    compiled code below it, which LLVM optimises and emits again (the cold compile of this
-    engine was 49 s of CPU time)."""
+    compiled code below it, which LLVM optimises and emits again. (Eager: importing this module
+    compiles the rules, or loads them from numba's cache.)"""
     for fn, args in functions:
         fn.compile(args)
         fn.disable_compile()
