@@ -66,23 +66,28 @@ from baralho.envs.chuche.fast_rules import (
     ESCUDO,
     FRONT,
     FULL,
+    INTS,
     KIND,
     KIND_FRONT,
     NUM_KINDS,
     PER_COLOUR,
     POINTS,
+    RECORD,
     ROUBAR,
     SCORE_KIND,
     STATE_DTYPE,
     VALUE_CAP,
     apply,
     chuche_points,
+    compile_once,
     first_player,
     new_match,
+    rule,
     target,
     won,
 )
 from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, CARD_ROW, CONT_END, MAIN, ROUBAR_WINDOW
+from baralho.envs.chuche.observation import DTYPE as OBS_DTYPE
 from baralho.envs.chuche.rules import ChucheState
 
 STATE = ChucheState
@@ -116,13 +121,13 @@ from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed t
 
 
 # ---------------------------------------------------------------------- legal mask
-@jit
+@rule
 def _usable(s, c: int, p: int) -> bool:
     """A table card seat p may capture: unblocked or blocked by p."""
     return s.owner[c] < 0 or s.owner[c] == p
 
 
-@jit
+@rule
 def _reachable(cnt, minus: int) -> int:
     """cards.reachable of the capped value counts ``cnt``, one card of value ``minus`` less (0: none)."""
     r = 1
@@ -133,7 +138,7 @@ def _reachable(cnt, minus: int) -> int:
     return r
 
 
-@jit
+@rule
 def legal_mask(s, m) -> None:
     m[:] = 0
     if s.over:
@@ -241,7 +246,7 @@ def legal_mask(s, m) -> None:
 
 
 # ---------------------------------------------------------------------- observation
-@jit
+@rule
 def _card_row(s, out, base: int, c: int) -> None:
     """observation.card_row: colour, front and back one-hot."""
     out[base + COLOUR[c]] = 1
@@ -249,7 +254,7 @@ def _card_row(s, out, base: int, c: int) -> None:
     out[base + 12 + s.back[c] - 6] = 1
 
 
-@jit
+@rule
 def observe(s, at, player: int, out) -> None:
     """observation.encode: ``player``'s view into ``out``; ``at`` holds the fields' offsets."""
     out[:] = 0
@@ -303,12 +308,21 @@ def observe(s, at, player: int, out) -> None:
     out[at[AT_LEFT]] = s.max_rounds - s.rounds_played
 
 
+# one version each (fast_rules.compile_once says why); the entry points below are compiled
+# on first use, for the arrays they are called with
+compile_once([
+    (_usable, (RECORD, nb.int64, nb.int64)), (_reachable, (INTS, nb.int64)), (legal_mask, (RECORD, nb.int8[::1])),
+    (_card_row, (RECORD, nb.from_dtype(OBS_DTYPE)[::1], nb.int64, nb.int64)),
+    (observe, (RECORD, INTS, nb.int64, nb.from_dtype(OBS_DTYPE)[::1])),
+])
+
+
 # ---------------------------------------------------------------------- entry points
 # Called from Python with a whole array of records (a record alone costs numba
 # ~15 us to unbox; an array is passed by pointer). The batch kernels step every
 # game of the batch in one call (the parallel twin spreads them over threads,
 # each game on its own random stream, so the result does not depend on threads).
-@jit
+@rule
 def _decision(states, i: int, at, masks, obs, seats) -> None:
     s = states[i]
     seats[i] = s.actor
@@ -316,13 +330,14 @@ def _decision(states, i: int, at, masks, obs, seats) -> None:
     observe(s, at, s.actor, obs[i])
 
 
-@jit
+@rule
 def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
     s = states[i]
     rewards[i, :] = 0
     done = apply(s, actions[i])
     if done:
-        rewards[i, :s.num_players] = s.rets[:s.num_players]
+        for p in range(s.num_players):                          # (a loop: no shape check to raise)
+            rewards[i, p] = s.rets[p]
         new_match(s)                                            # auto-reset
     dones[i] = done
     _decision(states, i, at, masks, obs, seats)
@@ -360,7 +375,8 @@ def apply_one(states, action: int, mask, rewards) -> int:
     s = states[0]
     rewards[:] = 0
     if apply(s, action):
-        rewards[:] = s.rets[:s.num_players]
+        for p in range(s.num_players):
+            rewards[p] = s.rets[p]
     legal_mask(s, mask)
     return -1 if s.over else s.actor
 

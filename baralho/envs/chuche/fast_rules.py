@@ -10,6 +10,7 @@ docstring says what differs from ``rules.py`` and why.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from baralho.core import fast_chance as R
@@ -76,11 +77,14 @@ STATE_DTYPE = np.dtype([
 ])
 
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core.compiled import jit  # noqa: E402, F401  (numba record names fixed there first)
+
+# the rules are only called from compiled code: no Python (or C) entry to build for each
+rule = nb.njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # ---------------------------------------------------------------------- chance
-@jit
+@rule
 def _next(s) -> np.uint64:
     """splitmix64: the next 64 random bits of this game's own stream (new matches only)."""
     s.rng += np.uint64(0x9E3779B97F4A7C15)
@@ -90,30 +94,33 @@ def _next(s) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@jit
+@rule
 def _below(s, k: int) -> int:
     """A uniform integer in 0..k-1 (k <= 9: the modulo bias is below 1e-8)."""
     return int((_next(s) >> np.uint64(33)) % np.uint64(k))
 
 
-@jit
+@rule
 def _chance(s, g) -> None:
     """ChucheGame._chance: ``g`` becomes the generator of the state's next chance event."""
     s.draws += 1
     R.seed_event(g, s.seed, s.draws)
 
 
-@jit
+@rule
 def new_match(s) -> None:
     """new_state: the extra colours and each colour's backs at random, a hidden seed, then the deal."""
     extra = np.arange(1, NUM_COLOURS)
     for i in range(extra.size - 1, 0, -1):                      # Fisher-Yates
         j = _below(s, i + 1)
         extra[i], extra[j] = extra[j], extra[i]
-    chosen = np.sort(extra[:s.num_colours - 1])
     s.colours[:] = 0
     for k in range(1, s.num_colours):                           # red first, the others sorted
-        s.colours[k] = chosen[k - 1]
+        c, i = extra[k - 1], k                                  # (insertion: no np.sort)
+        while i > 1 and s.colours[i - 1] > c:
+            s.colours[i] = s.colours[i - 1]
+            i -= 1
+        s.colours[i] = c
     s.back[:] = 0
     for k in range(s.num_colours):                              # each colour's backs, shuffled
         row = BACKS_PER_COLOUR.copy()
@@ -135,7 +142,7 @@ def new_match(s) -> None:
     _start_turn(s, s.turn)
 
 
-@jit
+@rule
 def _deal(s) -> None:
     """A new round: shuffle the same cards (backs stay), deal 3 each and 3 to the table.
     The caller then starts the first turn (rules.py's _deal ends with it; numba's cache
@@ -149,11 +156,10 @@ def _deal(s) -> None:
     deck = np.empty(N, np.int64)
     for i in range(N):                                          # in_play[perm[i]]
         deck[i] = s.colours[perm[i] // PER_COLOUR] * PER_COLOUR + perm[i] % PER_COLOUR
-    for p in range(n):
-        hand = np.sort(deck[3 * p:3 * p + 3])
+    for p in range(n):                                          # sorted(deck[3p:3p + 3])
+        s.hand_size[p] = 0
         for i in range(3):
-            s.hands[p, i] = hand[i]
-        s.hand_size[p] = 3
+            _insort(s, p, deck[3 * p + i])
     for i in range(3):
         s.table[i] = deck[3 * n + i]
     s.table_size = 3
@@ -164,7 +170,7 @@ def _deal(s) -> None:
     s.pile_size[:] = 0
     s.discard_size = 0
     chuche = CHUCHE_DECK.copy()
-    R.shuffle(g, chuche, NUM_CHUCHE)
+    R.shuffle(g, chuche, len(chuche))                          # (not the constant: one compiled shuffle)
     for i in range(NUM_CHUCHE):
         s.chuche_deck[i] = chuche[i]
     s.chuche_deck_size = NUM_CHUCHE
@@ -178,17 +184,37 @@ def _deal(s) -> None:
 
 
 # ---------------------------------------------------------------------- queries
-@jit
+# (loops, not numpy reductions or sorts: their compiled code is linked into every
+# caller up the chain, and numba optimises each caller's copy again; see fast.py)
+@rule
+def _max(xs) -> int:
+    """max(xs)."""
+    best = xs[0]
+    for x in xs:
+        best = max(best, x)
+    return best
+
+
+@rule
+def _count(xs, x: int) -> int:
+    """xs.count(x)."""
+    k = 0
+    for y in xs:
+        k += y == x
+    return k
+
+
+@rule
 def first_player(s) -> int:
     return s.rounds_played % s.num_players
 
 
-@jit
+@rule
 def target(s) -> int:
     return s.back[s.stock[s.stock_size - 1]] if s.stock_size else LAST_TARGET
 
 
-@jit
+@rule
 def won(s, p: int) -> int:
     """Chuche cards seat p won this round, used or not (they all score)."""
     total = 0
@@ -197,13 +223,13 @@ def won(s, p: int) -> int:
     return total
 
 
-@jit
+@rule
 def chuche_points(won: int) -> int:
     return won * (4 if won >= 3 else 2)
 
 
 # ---------------------------------------------------------------------- card moves
-@jit
+@rule
 def _hand_remove(s, p: int, c: int) -> None:
     k = s.hand_size[p]
     i = 0
@@ -214,7 +240,7 @@ def _hand_remove(s, p: int, c: int) -> None:
     s.hand_size[p] = k - 1
 
 
-@jit
+@rule
 def _insort(s, p: int, c: int) -> None:
     i = s.hand_size[p]
     while i > 0 and s.hands[p, i - 1] > c:
@@ -224,14 +250,14 @@ def _insort(s, p: int, c: int) -> None:
     s.hand_size[p] += 1
 
 
-@jit
+@rule
 def _table_add(s, c: int) -> None:
     s.table[s.table_size] = c
     s.table_size += 1
     s.nfree += 1
 
 
-@jit
+@rule
 def _table_take(s, c: int) -> None:
     i = 0
     while s.table[i] != c:
@@ -244,31 +270,31 @@ def _table_take(s, c: int) -> None:
     s.owner[c] = -1
 
 
-@jit
+@rule
 def _set_owner(s, c: int, p: int) -> None:
     s.nfree += (1 if p < 0 else 0) - (1 if s.owner[c] < 0 else 0)
     s.owner[c] = p
 
 
-@jit
+@rule
 def _to_pile(s, p: int, c: int) -> None:
     s.piles[p, s.pile_size[p]] = c
     s.pile_size[p] += 1
 
 
-@jit
+@rule
 def _chuche_win(s, p: int) -> None:
     s.chuche_deck_size -= 1
     s.held[p, s.chuche_deck[s.chuche_deck_size]] += 1
 
 
-@jit
+@rule
 def _chuche_use(s, p: int, t: int) -> None:
     s.held[p, t] -= 1
     s.used[p, t] += 1
 
 
-@jit
+@rule
 def _queue_pop(s) -> None:
     """queue.pop(0)."""
     for j in range(s.queue_size - 1):
@@ -276,7 +302,7 @@ def _queue_pop(s) -> None:
     s.queue_size -= 1
 
 
-@jit
+@rule
 def _table_card(s, k: int, owner: int) -> int:
     """The first table card of kind k with this owner (-1: unblocked), or -1."""
     for i in range(s.table_size):
@@ -287,7 +313,7 @@ def _table_card(s, k: int, owner: int) -> int:
 
 
 # ---------------------------------------------------------------------- transitions
-@jit
+@rule
 def apply(s, a: int) -> bool:
     """Play a legal action; True when it ended the game (``s.rets`` then holds the rewards)."""
     s.decisions += 1
@@ -385,19 +411,19 @@ def apply(s, a: int) -> bool:
     return s.over
 
 
-@jit
+@rule
 def _block(s, p: int, k: int) -> None:
     _set_owner(s, _table_card(s, k, -1), p)
 
 
-@jit
+@rule
 def _start_capture(s, p: int, c: int) -> None:
     _hand_remove(s, p, c)
     s.cap_card, s.cap_sel_size, s.cap_sum = c, 0, FRONT[c]
     s.phase = CAPTURE
 
 
-@jit
+@rule
 def _commit(s, p: int, coringa: bool) -> None:
     _to_pile(s, p, s.cap_card)
     for i in range(s.cap_sel_size):
@@ -412,7 +438,7 @@ def _commit(s, p: int, coringa: bool) -> None:
     _end_turn(s)
 
 
-@jit
+@rule
 def _steal(s, victim: int) -> None:
     g = R.new_generator()
     _chance(s, g)
@@ -422,13 +448,13 @@ def _steal(s, victim: int) -> None:
     _open_window(s, CONT_MAIN)
 
 
-@jit
+@rule
 def _asked(s, q: int) -> bool:
     # "apenas uma por turno": the turn player who already played a Chuche card is not asked
     return s.held[q, BLOQUEIO] > 0 and not (q == s.turn and s.chuche_played)
 
 
-@jit
+@rule
 def _open_window(s, cont: int) -> None:
     """Cards reached the table: ask each Bloqueio holder, nearest next turn first."""
     if s.nfree:
@@ -451,7 +477,7 @@ def _open_window(s, cont: int) -> None:
     _continue(s, cont)
 
 
-@jit
+@rule
 def _next_in_window(s) -> None:
     if s.queue_size and s.nfree:
         s.actor = s.queue[0]
@@ -460,7 +486,7 @@ def _next_in_window(s) -> None:
         _continue(s, s.cont)
 
 
-@jit
+@rule
 def _continue(s, cont: int) -> None:
     if cont == CONT_MAIN and s.hand_size[s.turn]:
         s.actor = s.turn
@@ -469,24 +495,33 @@ def _continue(s, cont: int) -> None:
         _end_turn(s)
 
 
-@jit
+@rule
 def _refill(s, p: int) -> None:
     while s.stock_size and s.hand_size[p] < 3:
         s.stock_size -= 1
         _insort(s, p, s.stock[s.stock_size])
 
 
-@jit
+@rule
+def _any_hand(s) -> bool:
+    """any(s.hands)."""
+    for p in range(s.num_players):
+        if s.hand_size[p]:
+            return True
+    return False
+
+
+@rule
 def _end_turn(s) -> None:
     _refill(s, s.turn)
     _start_turn(s, (s.turn + 1) % s.num_players)
 
 
-@jit
+@rule
 def _start_turn(s, p: int) -> None:
     n = s.num_players
     while True:
-        if not s.stock_size and s.hand_size[:n].sum() == 0:
+        if not s.stock_size and not _any_hand(s):
             if not _end_round(s):
                 return
             _deal(s)                  # the match goes on: a new round, its first turn
@@ -502,7 +537,7 @@ def _start_turn(s, p: int) -> None:
         p = (p + 1) % n
 
 
-@jit
+@rule
 def _end_round(s) -> bool:
     """Score the round; True when the match goes on (the caller deals the next round)."""
     n = s.num_players
@@ -529,20 +564,22 @@ def _end_round(s) -> bool:
     if s.scope_round:
         _finish(s, points)
         return False
-    scores = s.scores[:n].astype(np.int64)
-    best = scores.max()
-    if (best >= s.goal and (scores == best).sum() == 1) or s.rounds_played >= s.max_rounds:
+    scores = np.empty(n, np.int64)
+    for p in range(n):
+        scores[p] = s.scores[p]
+    best = _max(scores)
+    if (best >= s.goal and _count(scores, best) == 1) or s.rounds_played >= s.max_rounds:
         _finish(s, scores)
         return False
     return True
 
 
-@jit
+@rule
 def _finish(s, totals) -> None:
     """Zero-sum result: the top total shares +1, the others share -1."""
     n = s.num_players
-    best = totals.max()
-    w = (totals == best).sum()
+    best = _max(totals)
+    w = _count(totals, best)
     for p in range(n):
         if w == n:
             s.rets[p] = 0.0
@@ -551,3 +588,37 @@ def _finish(s, totals) -> None:
     s.over = True
     s.actor = -1
 
+
+
+# ---------------------------------------------------------------------- one version each
+RECORD = nb.from_dtype(STATE_DTYPE)        # the type numba gives one game (``states[i]``)
+INTS = nb.int64[::1]
+
+
+def compile_once(functions) -> None:
+    """Compile each ``(function, argument types)`` now, callees first, then stop numba compiling
+    it again: a call then casts its arguments to these types.
+
+    numba compiles a function once per tuple of argument types it is called with, and a
+    constant (``_continue(s, CONT_MAIN)``) or an int8 field (``_steal(s, p)``, p = s.actor)
+    is a type of its own: ``_continue`` was compiled three times, and each copy links all the
+    compiled code below it, which LLVM optimises and emits again. (Eager: importing this module
+    compiles the rules, or loads them from numba's cache.)"""
+    for fn, args in functions:
+        fn.compile(args)
+        fn.disable_compile()
+
+
+_S, _I = RECORD, nb.int64
+compile_once([
+    (_next, (_S,)), (_below, (_S, _I)), (_chance, (_S, nb.uint64[::1])),
+    (_max, (INTS,)), (_count, (INTS, _I)), (first_player, (_S,)), (target, (_S,)), (won, (_S, _I)),
+    (chuche_points, (_I,)),
+    (_hand_remove, (_S, _I, _I)), (_insort, (_S, _I, _I)), (_table_add, (_S, _I)), (_table_take, (_S, _I)),
+    (_set_owner, (_S, _I, _I)), (_to_pile, (_S, _I, _I)), (_chuche_win, (_S, _I)), (_chuche_use, (_S, _I, _I)),
+    (_queue_pop, (_S,)), (_table_card, (_S, _I, _I)),
+    (_deal, (_S,)), (_finish, (_S, INTS)), (_end_round, (_S,)), (_refill, (_S, _I)), (_any_hand, (_S,)),
+    (_start_turn, (_S, _I)), (_end_turn, (_S,)), (_continue, (_S, _I)), (_next_in_window, (_S,)),
+    (_asked, (_S, _I)), (_open_window, (_S, _I)), (_steal, (_S, _I)), (_block, (_S, _I, _I)),
+    (_start_capture, (_S, _I, _I)), (_commit, (_S, _I, nb.boolean)), (apply, (_S, _I)), (new_match, (_S,)),
+])
