@@ -117,7 +117,7 @@ def new_records(game, count: int) -> np.ndarray:
     return st
 
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core.compiled import jit, jit_one  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------------- legal mask
@@ -368,7 +368,7 @@ def observe_batch(states, at, masks, obs, seats) -> None:
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit_one
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -382,7 +382,7 @@ def apply_one(states, action: int, mask, rewards) -> int:
 
 
 
-@jit
+@jit_one
 def step_one(states, action: int, mask, rewards, at, obs) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -392,12 +392,12 @@ def step_one(states, action: int, mask, rewards, at, obs) -> int:
     return player
 
 
-@jit
+@jit_one
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
 
 
-@jit
+@jit_one
 def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 
