@@ -21,6 +21,7 @@ mask.py with the same name, over fixed-shape arrays:
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from baralho.envs.scala40 import actions as A
@@ -75,7 +76,30 @@ def _solver_table():
 S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE = _solver_table()
 NUM_SOLVER = len(S_SIZE)
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core.compiled import jit as _jit  # noqa: E402  (numba record names fixed there first)
+from numba.core import types as _types  # noqa: E402
+from numba.core.dispatcher import Dispatcher as _Dispatcher  # noqa: E402
+
+
+def _plain(t):
+    t = _types.unliteral(t)
+    return _types.int64 if isinstance(t, _types.Integer) and t.signed else t
+
+
+def jit(fn=None, **options):
+    """``compiled.jit``, compiling each function once per array types: a scalar argument is
+    compiled as int64 (or bool) whatever a caller passes (a constant 0, an int8 field).
+    numba otherwise compiles a version per literal and integer width at the call sites, and
+    each version is re-optimised inside every caller: most of the empty-cache compile time."""
+    if fn is None:
+        return lambda f: jit(f, **options)
+    d = nb.njit(cache=True, nogil=True, **options)(fn) if options else _jit(fn)
+
+    def get_call_template(args, kws):
+        return _Dispatcher.get_call_template(d, tuple(map(_plain, args)), {k: _plain(v) for k, v in kws.items()})
+
+    d.get_call_template = get_call_template
+    return d
 
 
 # ---------------------------------------------------------------- small helpers
@@ -492,7 +516,7 @@ def extend_extra(m, group, n: int, hand) -> int:
     if jp > 1 or (jp and m[4]):
         return -1
     if m[0] == SET:
-        out = np.empty((MAX_OPTS, 5), np.int64)
+        out = np.empty((MAX_OPTS, 5), np.int8)
         return 0 if extend_options(m, group, n, out) else -1
     s, lo, hi, mj = m[1], m[2], m[3], m[4]
     if real == 0:
@@ -720,7 +744,7 @@ def reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can
     """solver._reachable: can an unopened player still open (or close in hand) this turn?
     ``hand``: the free cards; ``group``: the meld being built, which must become one meld
     with cards of the hand; ``need``: a kind one of the new melds must contain, or -1."""
-    h = np.zeros(NUM_KINDS, np.int64)
+    h = np.zeros(NUM_KINDS, np.int8)
     n = 0
     for k in range(NUM_KINDS):
         h[k] = hand[k]
@@ -767,7 +791,7 @@ def opening_selects(hand, group, ng: int, staged_value: int, need: int, keep: in
                     mask, at: int) -> None:
     """solver.opening_selects: mark ``mask[at + k]`` for the kinds k such that selecting k next
     keeps the opening reachable."""
-    full = np.zeros(NUM_KINDS, np.int64)
+    full = np.zeros(NUM_KINDS, np.int8)
     total = 0
     for k in range(NUM_KINDS):
         full[k] = hand[k]
@@ -778,7 +802,7 @@ def opening_selects(hand, group, ng: int, staged_value: int, need: int, keep: in
     opts = np.empty(NUM_SOLVER, np.int64)
     nopts = _hand_melds(full, opts)
     out = np.zeros(NUM_KINDS, np.bool_)
-    empty = np.empty(0, np.int64)
+    empty = np.empty(0, np.int8)
     for j in range(nopts):
         o = opts[j]
         if total - S_SIZE[o] < keep or not _contains(o, group, ng):
