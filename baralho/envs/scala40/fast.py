@@ -270,7 +270,8 @@ def _deal(s, first: int, pcg: bool) -> None:
         for i in range(top + 1):
             cards[i] = again[perm[i]]
         up = cards[top]
-    s.stock[:top] = cards[:top]
+    for i in range(top):             # (a loop: a slice copy compiles numba's shape-error messages)
+        s.stock[i] = cards[i]
     s.stock_n = top
     s.discard[0] = up
     s.discard_n = 1
@@ -412,7 +413,9 @@ def _end_hand(s, closer: int, double: bool) -> bool:
             s.final[i] = -s.last_penalties[i] / 100.0
         _finish(s)
         return True
-    alive_before = s.eliminated == False  # noqa: E712 (an array, elementwise)
+    alive_before = np.empty(n, np.bool_)
+    for i in range(n):
+        alive_before[i] = not s.eliminated[i]
     for i in range(n):
         if alive_before[i]:
             s.totals[i] += s.last_penalties[i]
@@ -445,7 +448,7 @@ def _end_hand(s, closer: int, double: bool) -> bool:
     return True
 
 
-@jit
+@jit(inline="always")  # one caller
 def _turn_over(s) -> None:
     """The discard pile becomes the stock; its first card starts the new pile."""
     m = s.discard_n
@@ -469,7 +472,7 @@ def _turn_over(s) -> None:
     s.stock_hidden = s.shuffled
 
 
-@jit
+@jit(inline="always")  # one caller
 def _next_turn(s) -> bool:
     s.turn += 1
     if s.turn >= s.turn_limit:
@@ -598,7 +601,7 @@ def _completable(s, group, n: int, hand, hsize: int, keep: int, opened: bool) ->
     return opened and _extends(s, group, n, hand, room)
 
 
-@jit
+@jit(inline="always")  # one caller
 def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
     if s.turn == 0:
         return True                  # the first player's free pick of the dealt discard
@@ -615,7 +618,7 @@ def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
     return ok
 
 
-@jit
+@jit(inline="always")  # one caller
 def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
     """Mark the kinds k whose selection next (pending + k) can still be completed into a
     new meld or (opened) a lay-off, with ``room`` further cards at most."""
@@ -647,7 +650,7 @@ def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
         hand[k] += 1
 
 
-@jit
+@jit(inline="always")  # one caller
 def _commit_actions(s, hand, keep: int, can_close: bool, guided: bool, mask) -> None:
     opts = np.empty((MAX_OPTS, 5), np.int8)
     empty = np.empty(0, np.int8)
@@ -864,10 +867,15 @@ def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -
 
 
 @jit
-def reset_batch(states, at, masks, obs, seats) -> None:
+def deal_batch(states) -> None:
     for i in range(len(states)):
         deal(states[i])
-        _decision(states, i, at, masks, obs, seats)
+
+
+def reset_batch(states, at, masks, obs, seats) -> None:
+    # two calls (a reset is rare): one compiled copy of the mask and observation less
+    deal_batch(states)
+    observe_batch(states, at, masks, obs, seats)
 
 
 @jit

@@ -405,7 +405,7 @@ def suit_bits(hand, s: int) -> int:
     return b
 
 
-@jit
+@jit(inline="always")  # one caller
 def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int:
     """melds._run_extra; -1 for None."""
     pmin, pmax = low_bit(qm), high_bit(qm)
@@ -430,7 +430,7 @@ def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int:
     return best
 
 
-@jit
+@jit(inline="always")  # one caller
 def _run_part(group, n: int, jp: int, b: int, jh: bool, one_ace: bool) -> int:
     best = -1
     variants = np.empty((2, 3), np.int64)
@@ -489,7 +489,7 @@ def new_meld_extra(group, n: int, hand) -> int:
     return best
 
 
-@jit
+@jit(inline="always")  # one caller
 def _run_fill(s: int, lo: int, hi: int, taken: int, hand) -> tuple[int, int]:
     free = 0
     missing = 0
@@ -509,7 +509,7 @@ def _run_fill(s: int, lo: int, hi: int, taken: int, hand) -> tuple[int, int]:
     return free, missing
 
 
-@jit
+@jit(inline="always")  # one caller
 def extend_extra(m, group, n: int, hand) -> int:
     """Fewest cards from ``hand`` that, with ``group``, extend meld ``m`` (-1: impossible)."""
     real, jp, _, _, _ = _real(group, n)
@@ -565,7 +565,7 @@ def _run_meldable(pattern: int, jok: bool) -> int:
     return out
 
 
-@jit
+@jit(inline="always")  # one caller
 def meldable_kinds(hand, mask, at: int) -> None:
     """Mark ``mask[at + k]`` for the kinds k of the hand that belong to some meld of hand cards only."""
     jok = hand[JOKER] > 0
@@ -591,7 +591,7 @@ def meldable_kinds(hand, mask, at: int) -> None:
         mask[at + JOKER] = 1
 
 
-@jit
+@jit(inline="always")  # one caller
 def layoff_kinds(m, hand, room: int, mask, at: int) -> None:
     """Mark ``mask[at + k]`` for the kinds k whose selection can end in a lay-off on ``m``."""
     if m[0] == SET:
