@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from numba.core import types as _types
+from numba.core.dispatcher import Dispatcher as _Dispatcher
 
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40 import melds as M
@@ -77,8 +79,6 @@ S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE = _solver_table()
 NUM_SOLVER = len(S_SIZE)
 
 from baralho.core.compiled import jit as _jit  # noqa: E402  (numba record names fixed there first)
-from numba.core import types as _types  # noqa: E402
-from numba.core.dispatcher import Dispatcher as _Dispatcher  # noqa: E402
 
 
 def _plain(t):
