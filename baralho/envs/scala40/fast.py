@@ -126,7 +126,7 @@ def obs_offsets(game) -> np.ndarray:
     return np.array([game.obs_layout.fields[name].start for name in OBS_FIELDS], np.int64)
 
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.envs.scala40.fast_mask import jit  # noqa: E402  (one version per function, see there)
 
 
 # ---------------------------------------------------------------------- chance
@@ -270,7 +270,8 @@ def _deal(s, first: int, pcg: bool) -> None:
         for i in range(top + 1):
             cards[i] = again[perm[i]]
         up = cards[top]
-    s.stock[:top] = cards[:top]
+    for i in range(top):             # (a loop: a slice copy compiles numba's shape-error messages)
+        s.stock[i] = cards[i]
     s.stock_n = top
     s.discard[0] = up
     s.discard_n = 1
@@ -412,7 +413,9 @@ def _end_hand(s, closer: int, double: bool) -> bool:
             s.final[i] = -s.last_penalties[i] / 100.0
         _finish(s)
         return True
-    alive_before = s.eliminated == False  # noqa: E712 (an array, elementwise)
+    alive_before = np.empty(n, np.bool_)
+    for i in range(n):
+        alive_before[i] = not s.eliminated[i]
     for i in range(n):
         if alive_before[i]:
             s.totals[i] += s.last_penalties[i]
@@ -445,7 +448,7 @@ def _end_hand(s, closer: int, double: bool) -> bool:
     return True
 
 
-@jit
+@jit(inline="always")  # one caller
 def _turn_over(s) -> None:
     """The discard pile becomes the stock; its first card starts the new pile."""
     m = s.discard_n
@@ -469,7 +472,7 @@ def _turn_over(s) -> None:
     s.stock_hidden = s.shuffled
 
 
-@jit
+@jit(inline="always")  # one caller
 def _next_turn(s) -> bool:
     s.turn += 1
     if s.turn >= s.turn_limit:
@@ -518,9 +521,9 @@ def apply(s, action: int) -> bool:
         s.pending[s.pending_n] = k
         s.pending_n += 1
         return False
-    opts = np.empty((MAX_OPTS, 5), np.int64)
+    opts = np.empty((MAX_OPTS, 5), np.int8)
     if action < EXTEND:              # commit a new meld
-        c = F.parse_group(s.pending, s.pending_n, opts)
+        c = F.parse_group(s.pending[:s.pending_n], s.pending_n, opts)
         pick = -1
         if action == COMMIT:         # the best plain meld (the first of equal ones)
             for o in range(c):
@@ -546,7 +549,7 @@ def apply(s, action: int) -> bool:
         return False
     if action < SWAP:                # lay off
         i = (action - EXTEND) % MAX_MELDS
-        c = F.extend_options(s.melds[i], s.pending, s.pending_n, opts)
+        c = F.extend_options(s.melds[i], s.pending[:s.pending_n], s.pending_n, opts)
         _lay(s, opts[0] if action >= EXTEND_LOW else opts[c - 1], i)
         return False
     if action < UNDO:                # joker swap
@@ -598,7 +601,7 @@ def _completable(s, group, n: int, hand, hsize: int, keep: int, opened: bool) ->
     return opened and _extends(s, group, n, hand, room)
 
 
-@jit
+@jit(inline="always")  # one caller
 def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
     if s.turn == 0:
         return True                  # the first player's free pick of the dealt discard
@@ -606,23 +609,23 @@ def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
     if s.opened[p]:
         if not s.must_use:
             return True
-        group = np.empty(1, np.int64)
+        group = np.empty(1, np.int8)
         group[0] = top
         return _completable(s, group, 1, hand, s.hand_size[p], keep, True)
     hand[top] += 1                   # solver.may_open_with
-    ok = F.reachable(hand, np.empty(0, np.int64), 0, 0, top, keep, can_close)
+    ok = F.reachable(hand, np.empty(0, np.int8), 0, 0, top, keep, can_close)
     hand[top] -= 1
     return ok
 
 
-@jit
+@jit(inline="always")  # one caller
 def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
     """Mark the kinds k whose selection next (pending + k) can still be completed into a
     new meld or (opened) a lay-off, with ``room`` further cards at most."""
     if room < 0:
         return
     n = s.pending_n
-    group = np.empty(n + 1, np.int64)
+    group = np.empty(n + 1, np.int8)
     first = -1
     for i in range(n):
         group[i] = s.pending[i]
@@ -647,11 +650,11 @@ def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
         hand[k] += 1
 
 
-@jit
+@jit(inline="always")  # one caller
 def _commit_actions(s, hand, keep: int, can_close: bool, guided: bool, mask) -> None:
-    opts = np.empty((MAX_OPTS, 5), np.int64)
-    empty = np.empty(0, np.int64)
-    for o in range(F.parse_group(s.pending, s.pending_n, opts)):
+    opts = np.empty((MAX_OPTS, 5), np.int8)
+    empty = np.empty(0, np.int8)
+    for o in range(F.parse_group(s.pending[:s.pending_n], s.pending_n, opts)):
         m = opts[o]
         if guided:
             used = s.ob_used or _pending_has(s, s.obligation)
@@ -682,16 +685,16 @@ def legal_mask(s, mask) -> None:
     guided = ob >= 0 and not opened
     if s.pending_n:
         if guided:
-            F.opening_selects(hand, s.pending, s.pending_n, s.staged_value, -1 if s.ob_used else ob, keep,
+            F.opening_selects(hand, s.pending[:s.pending_n], s.pending_n, s.staged_value, -1 if s.ob_used else ob, keep,
                               can_close, mask, SELECT)
         else:
             _pending_selects(s, hand, hsize - 1 - keep, opened, mask)
         if s.pending_n >= 3 and s.n_melds < MAX_MELDS and hsize >= keep:
             _commit_actions(s, hand, keep, can_close, guided, mask)
         if opened and hsize >= keep:
-            opts = np.empty((MAX_OPTS, 5), np.int64)
+            opts = np.empty((MAX_OPTS, 5), np.int8)
             for i in range(s.n_melds):
-                c = F.extend_options(s.melds[i], s.pending, s.pending_n, opts)
+                c = F.extend_options(s.melds[i], s.pending[:s.pending_n], s.pending_n, opts)
                 if c:
                     mask[EXTEND + i] = 1
                     if c > 1:
@@ -701,7 +704,7 @@ def legal_mask(s, mask) -> None:
         return
     if opened and ob >= 0:           # must_use: the taken card is the first card played
         hand[ob] -= 1
-        group = np.empty(1, np.int64)
+        group = np.empty(1, np.int8)
         group[0] = ob
         if _completable(s, group, 1, hand, hsize - 1, keep, True):
             mask[SELECT + ob] = 1
@@ -709,7 +712,7 @@ def legal_mask(s, mask) -> None:
         return
     room = hsize - 1 - keep
     if guided:
-        F.opening_selects(hand, s.pending, 0, s.staged_value, -1 if s.ob_used else ob, keep, can_close,
+        F.opening_selects(hand, s.pending[:0], 0, s.staged_value, -1 if s.ob_used else ob, keep, can_close,
                           mask, SELECT)
     elif room >= 0:                  # mask._single_selects
         if room >= 2 and s.n_melds < MAX_MELDS:
@@ -828,7 +831,9 @@ def observe(s, at, player: int, out) -> None:
 # ~15 us to unbox; an array is passed by pointer). The batch kernels step every
 # game of the batch in one call (the parallel twin spreads them over threads,
 # each game on its own random stream, so the result does not depend on threads).
-@jit
+# The small helpers shared by entry points are inlined (inline="always"): each compiled
+# function is its callees' code re-optimised, so a helper of its own costs a copy more.
+@jit(inline="always")
 def _decision(states, i: int, at, masks, obs, seats) -> None:
     s = states[i]
     seats[i] = s.player
@@ -836,7 +841,7 @@ def _decision(states, i: int, at, masks, obs, seats) -> None:
     observe(s, at, s.player, obs[i])
 
 
-@jit
+@jit(inline="always")
 def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
     s = states[i]
     rewards[i, :] = 0
@@ -862,10 +867,15 @@ def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -
 
 
 @jit
-def reset_batch(states, at, masks, obs, seats) -> None:
+def deal_batch(states) -> None:
     for i in range(len(states)):
         deal(states[i])
-        _decision(states, i, at, masks, obs, seats)
+
+
+def reset_batch(states, at, masks, obs, seats) -> None:
+    # two calls (a reset is rare): one compiled copy of the mask and observation less
+    deal_batch(states)
+    observe_batch(states, at, masks, obs, seats)
 
 
 @jit
@@ -874,7 +884,7 @@ def observe_batch(states, at, masks, obs, seats) -> None:
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit(inline="always")
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""

@@ -21,7 +21,10 @@ mask.py with the same name, over fixed-shape arrays:
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
+from numba.core import types as _types
+from numba.core.dispatcher import Dispatcher as _Dispatcher
 
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40 import melds as M
@@ -75,7 +78,28 @@ def _solver_table():
 S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE = _solver_table()
 NUM_SOLVER = len(S_SIZE)
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core.compiled import jit as _jit  # noqa: E402  (numba record names fixed there first)
+
+
+def _plain(t):
+    t = _types.unliteral(t)
+    return _types.int64 if isinstance(t, _types.Integer) and t.signed else t
+
+
+def jit(fn=None, **options):
+    """``compiled.jit``, compiling each function once per array types: a scalar argument is
+    compiled as int64 (or bool) whatever a caller passes (a constant 0, an int8 field).
+    numba otherwise compiles a version per literal and integer width at the call sites, and
+    each version is re-optimised inside every caller: most of the empty-cache compile time."""
+    if fn is None:
+        return lambda f: jit(f, **options)
+    d = nb.njit(cache=True, nogil=True, **options)(fn) if options else _jit(fn)
+
+    def get_call_template(args, kws):
+        return _Dispatcher.get_call_template(d, tuple(map(_plain, args)), {k: _plain(v) for k, v in kws.items()})
+
+    d.get_call_template = get_call_template
+    return d
 
 
 # ---------------------------------------------------------------- small helpers
@@ -381,7 +405,7 @@ def suit_bits(hand, s: int) -> int:
     return b
 
 
-@jit
+@jit(inline="always")  # one caller
 def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int:
     """melds._run_extra; -1 for None."""
     pmin, pmax = low_bit(qm), high_bit(qm)
@@ -406,7 +430,7 @@ def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int:
     return best
 
 
-@jit
+@jit(inline="always")  # one caller
 def _run_part(group, n: int, jp: int, b: int, jh: bool, one_ace: bool) -> int:
     best = -1
     variants = np.empty((2, 3), np.int64)
@@ -465,7 +489,7 @@ def new_meld_extra(group, n: int, hand) -> int:
     return best
 
 
-@jit
+@jit(inline="always")  # one caller
 def _run_fill(s: int, lo: int, hi: int, taken: int, hand) -> tuple[int, int]:
     free = 0
     missing = 0
@@ -485,14 +509,14 @@ def _run_fill(s: int, lo: int, hi: int, taken: int, hand) -> tuple[int, int]:
     return free, missing
 
 
-@jit
+@jit(inline="always")  # one caller
 def extend_extra(m, group, n: int, hand) -> int:
     """Fewest cards from ``hand`` that, with ``group``, extend meld ``m`` (-1: impossible)."""
     real, jp, _, _, _ = _real(group, n)
     if jp > 1 or (jp and m[4]):
         return -1
     if m[0] == SET:
-        out = np.empty((MAX_OPTS, 5), np.int64)
+        out = np.empty((MAX_OPTS, 5), np.int8)
         return 0 if extend_options(m, group, n, out) else -1
     s, lo, hi, mj = m[1], m[2], m[3], m[4]
     if real == 0:
@@ -541,7 +565,7 @@ def _run_meldable(pattern: int, jok: bool) -> int:
     return out
 
 
-@jit
+@jit(inline="always")  # one caller
 def meldable_kinds(hand, mask, at: int) -> None:
     """Mark ``mask[at + k]`` for the kinds k of the hand that belong to some meld of hand cards only."""
     jok = hand[JOKER] > 0
@@ -567,7 +591,7 @@ def meldable_kinds(hand, mask, at: int) -> None:
         mask[at + JOKER] = 1
 
 
-@jit
+@jit(inline="always")  # one caller
 def layoff_kinds(m, hand, room: int, mask, at: int) -> None:
     """Mark ``mask[at + k]`` for the kinds k whose selection can end in a lay-off on ``m``."""
     if m[0] == SET:
@@ -720,7 +744,7 @@ def reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can
     """solver._reachable: can an unopened player still open (or close in hand) this turn?
     ``hand``: the free cards; ``group``: the meld being built, which must become one meld
     with cards of the hand; ``need``: a kind one of the new melds must contain, or -1."""
-    h = np.zeros(NUM_KINDS, np.int64)
+    h = np.zeros(NUM_KINDS, np.int8)
     n = 0
     for k in range(NUM_KINDS):
         h[k] = hand[k]
@@ -767,7 +791,7 @@ def opening_selects(hand, group, ng: int, staged_value: int, need: int, keep: in
                     mask, at: int) -> None:
     """solver.opening_selects: mark ``mask[at + k]`` for the kinds k such that selecting k next
     keeps the opening reachable."""
-    full = np.zeros(NUM_KINDS, np.int64)
+    full = np.zeros(NUM_KINDS, np.int8)
     total = 0
     for k in range(NUM_KINDS):
         full[k] = hand[k]
@@ -778,7 +802,7 @@ def opening_selects(hand, group, ng: int, staged_value: int, need: int, keep: in
     opts = np.empty(NUM_SOLVER, np.int64)
     nopts = _hand_melds(full, opts)
     out = np.zeros(NUM_KINDS, np.bool_)
-    empty = np.empty(0, np.int64)
+    empty = np.empty(0, np.int8)
     for j in range(nopts):
         o = opts[j]
         if total - S_SIZE[o] < keep or not _contains(o, group, ng):
