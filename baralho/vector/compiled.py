@@ -7,7 +7,7 @@ import importlib
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import fast_tables
+from baralho.core.compiled import RecordLists, fast_tables
 from baralho.vector.base import VectorEnv
 
 
@@ -37,6 +37,7 @@ class CompiledVector(VectorEnv):
         self._mask = np.zeros((num_envs, self.num_actions), np.int8)   # private: the legality check
         self._step = fast.step_batch if threads == 1 else fast.step_batch_threads
         self._ready = False
+        self._lists = None                   # the records as Python values, for holds (made at first use)
 
     def _seed_streams(self, seed: int | None) -> None:
         # one splitmix64 stream per env: the same seed, the same batch of games
@@ -100,12 +101,14 @@ class CompiledVector(VectorEnv):
 
     def holds(self, i: int, state) -> bool:
         """Whether env ``i`` holds exactly ``state`` (for the differential harness): the fast
-        module's cheap ``same_state(record, state, game)`` where it has one, else
-        ``get_state(i) == state``."""
+        module's cheap ``same_state(fields, state, game)`` over the record's fields as Python
+        values (:class:`RecordLists`) where it has one, else ``get_state(i) == state``."""
         same = getattr(self.fast, "same_state", None)
         if same is None:
             return self.get_state(i) == state
-        return same(self._records[self._index(i)], state, self.game)
+        if self._lists is None:
+            self._lists = RecordLists(self._records)
+        return same(self._lists(self._index(i)), state, self.game)
 
     def memory_per_env(self) -> int:
         """Bytes of state per env (the record), plus its mask row."""

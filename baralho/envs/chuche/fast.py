@@ -450,22 +450,38 @@ def _in_play(colours: tuple[int, ...]) -> tuple[int, ...]:
 _IN_PLAY: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
+def _values(f: dict) -> tuple:
+    """The reference state's fields in ``ChucheState``'s order, from the record's fields as
+    Python values (``record_lists``): what ``from_record`` builds and ``same_state`` compares."""
+    n = f["num_players"]
+    colours = tuple(f["colours"][:f["num_colours"]])
+    in_play = _IN_PLAY.get(colours) or _IN_PLAY.setdefault(colours, _in_play(colours))
+    lists = {name: f[name][:f[size]] for name, size in _LISTS}
+    hands = [h[:k] for h, k in zip(f["hands"][:n], f["hand_size"][:n], strict=True)]
+    piles = [p[:k] for p, k in zip(f["piles"][:n], f["pile_size"][:n], strict=True)]
+    return (
+        colours, in_play, tuple(f["back"]), hands, lists["stock"], lists["table"],
+        f["owner"], piles, lists["discard"], lists["chuche_deck"],
+        f["held"][:n], f["used"][:n],
+        f["turn"], f["actor"], f["phase"], bool(f["chuche_played"]), f["cap_card"],
+        lists["cap_sel"], f["cap_sum"], lists["queue"], f["cont"], f["bomba_hits"],
+        f["scores"][:n], f["rounds_played"], f["decisions"], f["round_decisions"],
+        bool(f["over"]), f["rets"][:n], f["seed"], f["draws"], f["nfree"], f["must_use"])
+
+
+_NAMES = tuple(ChucheState.__dataclass_fields__)      # the fields in their order, as _values gives them
+
+
 def from_record(s, state_cls, game=None):
     """The reference state held by the record ``s`` (one ``item()`` read: the
     differential tests call this after every step)."""
-    f = dict(zip(s.dtype.names, s.item(), strict=True))
-    n = int(f["num_players"])
-    colours = tuple(f["colours"][:f["num_colours"]].tolist())
-    in_play = _IN_PLAY.get(colours) or _IN_PLAY.setdefault(colours, _in_play(colours))
-    lists = {name: f[name][:f[size]].tolist() for name, size in _LISTS}
-    hands = [h[:k] for h, k in zip(f["hands"][:n].tolist(), f["hand_size"][:n].tolist(), strict=True)]
-    piles = [p[:k] for p, k in zip(f["piles"][:n].tolist(), f["pile_size"][:n].tolist(), strict=True)]
-    return state_cls(
-        colours, in_play, tuple(f["back"].tolist()), hands, lists["stock"], lists["table"],
-        f["owner"].tolist(), piles, lists["discard"], lists["chuche_deck"],
-        f["held"][:n].tolist(), f["used"][:n].tolist(),
-        int(f["turn"]), int(f["actor"]), int(f["phase"]), bool(f["chuche_played"]), int(f["cap_card"]),
-        lists["cap_sel"], int(f["cap_sum"]), lists["queue"], int(f["cont"]), int(f["bomba_hits"]),
-        f["scores"][:n].tolist(), int(f["rounds_played"]), int(f["decisions"]), int(f["round_decisions"]),
-        bool(f["over"]), f["rets"][:n].tolist(), int(f["seed"]), int(f["draws"]), int(f["nfree"]),
-        int(f["must_use"]))
+    from baralho.core.compiled import record_lists
+
+    return state_cls(*_values(record_lists(s)))
+
+
+def same_state(f: dict, ref: ChucheState, game=None) -> bool:
+    """Whether the record whose fields are ``f`` (Python values: ``record_lists``) holds ``ref``:
+    every field, as ``from_record(s) == ref`` compares them (the differential harness's
+    every-step check, without building a state)."""
+    return all(v == getattr(ref, k) for k, v in zip(_NAMES, _values(f), strict=True))

@@ -32,12 +32,10 @@ What differs from ``rules.py``, and why:
 
 from __future__ import annotations
 
-from itertools import chain
-
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit, jit_one
+from baralho.core.compiled import jit, jit_one, record_lists
 from baralho.envs.roda_de_samba.actions import PH_DRAW
 from baralho.envs.roda_de_samba.cards import MAX_GROUP, ROW, SPACES, tokens_independent
 from baralho.envs.roda_de_samba.fast_rules import MAX_TOKENS, _pop_sambista, apply, legal_mask
@@ -467,22 +465,20 @@ def to_record(s, ref: RodaState, game) -> None:
     s["end_triggered"], s["over"], s["returns"] = ref.end_triggered, ref.over, ref.returns
 
 
-def _fields(s) -> dict:
-    """The record's fields as the reference state's values, but its derived ones (``space_nums``
-    and the base observation ``obs``, functions of the others)."""
-    r = dict(zip(s.dtype.names, s.item()))     # one call: the scalars as Python values, the rows as arrays
+def _fields(r: dict) -> dict:
+    """The reference state's fields, but its derived ones (``space_nums`` and the base observation
+    ``obs``, functions of the others), from the record's fields as Python values (``record_lists``)."""
     return dict(
-        hands=r["hands"].tolist(), hand_size=r["hand_size"].tolist(), known=r["known"].tolist(),
-        deck=r["deck"][:r["deck_len"]].tolist(), piles=r["piles"].tolist(), pile_size=r["pile_size"].tolist(),
-        space_inst=r["space_inst"].tolist(), space_count=r["space_count"].tolist(),
-        inst_space=r["inst_space"].tolist(), laid=r["laid"].tolist(), laid_total=r["laid_total"].tolist(),
-        called=[row[:c] for row, c in zip(r["called"].tolist(), r["called_len"].tolist(), strict=True)],
-        reserved=r["reserved"].tolist(), row=r["row"].tolist(), samb_deck=r["samb_deck"][:r["samb_len"]].tolist(),
-        atrav=r["atrav"].tolist(), fame=r["fame"].tolist(), samb_top_known=r["samb_top_known"],
-        player=r["player"], phase=r["phase"], bang=r["bang"], selected=r["selected"][:r["sel_len"]].tolist(),
-        sel_inst=r["sel_inst"], callable=r["callable"][:r["callable_len"]].tolist(),
+        hands=r["hands"], hand_size=r["hand_size"], known=r["known"], deck=r["deck"][:r["deck_len"]],
+        piles=r["piles"], pile_size=r["pile_size"], space_inst=r["space_inst"], space_count=r["space_count"],
+        inst_space=r["inst_space"], laid=r["laid"], laid_total=r["laid_total"],
+        called=[row[:c] for row, c in zip(r["called"], r["called_len"], strict=True)],
+        reserved=r["reserved"], row=r["row"], samb_deck=r["samb_deck"][:r["samb_len"]],
+        atrav=r["atrav"], fame=r["fame"], samb_top_known=r["samb_top_known"],
+        player=r["player"], phase=r["phase"], bang=r["bang"], selected=r["selected"][:r["sel_len"]],
+        sel_inst=r["sel_inst"], callable=r["callable"][:r["callable_len"]],
         called_this_turn=r["called_this_turn"], turns=r["turns"], round=r["round"],
-        end_triggered=r["end_triggered"], over=r["over"], returns=r["returns"].tolist())
+        end_triggered=r["end_triggered"], over=r["over"], returns=r["returns"])
 
 
 def from_record(s, state_cls, game) -> RodaState:
@@ -491,32 +487,15 @@ def from_record(s, state_cls, game) -> RodaState:
     nums = np.zeros(space_num.shape[:2], object).tolist()
     for p, sp in zip(*np.nonzero(space_num.any(axis=2)), strict=True):   # the occupied spaces
         nums[p][sp] = sum(1 << numbers[i] for i in np.flatnonzero(space_num[p, sp]))
-    t = state_cls(**_fields(s), space_nums=nums, obs=np.zeros(0, np.int16))
+    t = state_cls(**_fields(record_lists(s)), space_nums=nums, obs=np.zeros(0, np.int16))
     t.obs = game.encoder.rebuild(t)
     return t
 
 
-# the fixed-shape fields same_state compares as one flat list, in this order
-_FLAT = ("hands", "hand_size", "known", "piles", "pile_size", "space_inst", "space_count", "inst_space", "laid",
-         "laid_total", "reserved", "row", "atrav", "fame")
-_SCALARS = ("player", "phase", "bang", "sel_inst", "turns", "round", "samb_top_known", "called_this_turn",
-            "end_triggered", "over")
-
-
-def same_state(s, ref: RodaState, game) -> bool:
-    """Whether the record ``s`` holds ``ref``: every field of ``_fields`` (the differential
-    harness's every-step check, cheaper than ``from_record(s) == ref``). The derived fields
+def same_state(r: dict, ref: RodaState, game) -> bool:
+    """Whether the record whose fields are ``r`` (Python values: ``record_lists``) holds ``ref``:
+    every field of ``_fields``, as ``from_record(s) == ref`` compares them (the differential
+    harness's every-step check, without rebuilding the base observation). The derived fields
     aside: ``space_num`` shows in every observation (``space_numbers``, public), and the harness
     compares ``from_record`` in full at sampled steps."""
-    r = dict(zip(s.dtype.names, s.item()))
-    if tuple(r[name] for name in _SCALARS) != tuple(getattr(ref, name) for name in _SCALARS):
-        return False
-    if (r["deck"][:r["deck_len"]].tolist() != ref.deck or r["samb_deck"][:r["samb_len"]].tolist() != ref.samb_deck
-            or r["selected"][:r["sel_len"]].tolist() != ref.selected
-            or r["callable"][:r["callable_len"]].tolist() != ref.callable or r["returns"].tolist() != ref.returns
-            or [row[:c] for row, c in zip(r["called"].tolist(), r["called_len"].tolist(), strict=True)] != ref.called):
-        return False
-    flat = np.concatenate([r[name].ravel() for name in _FLAT]).tolist()
-    return flat == list(chain(*ref.hands, ref.hand_size, *ref.known, *ref.piles, ref.pile_size, *ref.space_inst,
-                              *ref.space_count, *ref.inst_space, *ref.laid, ref.laid_total, ref.reserved, ref.row,
-                              ref.atrav, ref.fame))
+    return all(v == getattr(ref, k) for k, v in _fields(r).items())

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit, jit_one
+from baralho.core.compiled import jit, jit_one, record_lists
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
 from baralho.envs.rodizio.rules import RodizioState
@@ -447,11 +447,25 @@ def to_record(s, ref_state, game=None) -> None:
     s["final"][:] = ref_state.final if ref_state.over else 0
 
 
+def _values(f: dict) -> tuple:
+    """The reference state's fields in ``RodizioState``'s order, from the record's fields as
+    Python values (``record_lists``): what ``from_record`` builds and ``same_state`` compares."""
+    over = bool(f["over"])
+    return ([st[:k] for st, k in zip(f["stacks"], f["size"], strict=True)], f["plates"],
+            [e[:k] for e, k in zip(f["eaten"], f["eaten_count"], strict=True)], f["totals"], f["seat"],
+            f["round"], f["pending"], over, [float(x) for x in f["final"]] if over else [])
+
+
+_NAMES = tuple(RodizioState.__dataclass_fields__)      # the fields in their order, as _values gives them
+
+
 def from_record(s, state_cls, game=None):
     """The reference state held by the record ``s``."""
-    stacks = [s["stacks"][p, :s["size"][p]].tolist() for p in range(NUM_PLATES)]
-    eaten = [s["eaten"][w, :s["eaten_count"][w]].tolist() for w in range(len(s["eaten_count"]))]
-    over = bool(s["over"])
-    return state_cls(stacks, s["plates"].tolist(), eaten, s["totals"].tolist(), int(s["seat"]),
-                     int(s["round"]), int(s["pending"]), over,
-                     [float(x) for x in s["final"]] if over else [])
+    return state_cls(*_values(record_lists(s)))
+
+
+def same_state(f: dict, ref: RodizioState, game=None) -> bool:
+    """Whether the record whose fields are ``f`` (Python values: ``record_lists``) holds ``ref``:
+    every field, as ``from_record(s) == ref`` compares them (the differential harness's
+    every-step check, without building a state)."""
+    return all(v == getattr(ref, k) for k, v in zip(_NAMES, _values(f), strict=True))

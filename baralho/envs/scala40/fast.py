@@ -952,25 +952,46 @@ def to_record(s, ref: Scala40State, game=None) -> None:
     s["seed"] = 0 if ref.seed is None else ref.seed
 
 
+_INTS = ("player", "phase", "first", "turn", "turn_limit", "staged", "staged_value", "obligation", "took", "undos",
+         "hands_played", "turnovers", "draws")
+
+
+def _values(f: dict) -> dict:
+    """The reference state's fields but its derived ones (``_DERIVED``, rebuilt by ``_sync``),
+    from the record's fields as Python values (``record_lists``): what ``from_record`` builds
+    and ``same_state`` compares."""
+    n = f["num_players"]
+    v = dict(
+        num_players=n, hands=f["hands"][:n], hand_size=f["hand_size"][:n], known=f["known"][:n],
+        discarded=f["discarded"][:n], taken=f["taken"][:n], stock=f["stock"][:f["stock_n"]],
+        discard=f["discard"][:f["discard_n"]], melds=[tuple(m) for m in f["melds"][:f["n_melds"]]],
+        pending=f["pending"][:f["pending_n"]])
+    for name in _INTS:
+        v[name] = f[name]
+    for name in ("was_open", "ob_used", "stock_hidden"):
+        v[name] = bool(f[name])
+    v["opened"] = [bool(x) for x in f["opened"][:n]]
+    v["eliminated"] = [bool(x) for x in f["eliminated"][:n]]
+    v["totals"] = f["totals"][:n]
+    v["last_penalties"] = f["last_penalties"][:n]
+    v["winners"] = [p for p, w in enumerate(f["winners"][:n]) if w]
+    v["returns"] = f["returns"][:n]
+    v["seed"] = f["seed"] if f["has_seed"] else None
+    return v
+
+
 def from_record(s, state_cls=Scala40State, game=None) -> Scala40State:
     """The reference state held by the record ``s``."""
-    n = int(s["num_players"])
-    st = state_cls(
-        n, s["hands"][:n].tolist(), s["hand_size"][:n].tolist(), s["known"][:n].tolist(),
-        s["discarded"][:n].tolist(), s["taken"][:n].tolist(), s["stock"][:s["stock_n"]].tolist(),
-        s["discard"][:s["discard_n"]].tolist(), [tuple(m) for m in s["melds"][:s["n_melds"]].tolist()],
-        s["pending"][:s["pending_n"]].tolist())
-    for name in ("player", "phase", "first", "turn", "turn_limit", "staged", "staged_value", "obligation",
-                 "took", "undos", "hands_played", "turnovers", "draws"):
-        setattr(st, name, int(s[name]))
-    for name in ("was_open", "ob_used", "stock_hidden"):
-        setattr(st, name, bool(s[name]))
-    st.opened = s["opened"][:n].astype(bool).tolist()
-    st.eliminated = s["eliminated"][:n].astype(bool).tolist()
-    st.totals = s["totals"][:n].tolist()
-    st.last_penalties = s["last_penalties"][:n].tolist()
-    st.winners = np.flatnonzero(s["winners"][:n]).tolist()
-    st.returns = s["returns"][:n].tolist()
-    st.seed = int(s["seed"]) if s["has_seed"] else None
+    from baralho.core.compiled import record_lists
+
+    st = state_cls(**_values(record_lists(s)))
     Scala40Game._sync(st)
     return st
+
+
+def same_state(f: dict, ref: Scala40State, game=None) -> bool:
+    """Whether the record whose fields are ``f`` (Python values: ``record_lists``) holds ``ref``:
+    every field but the derived ones, as ``from_record(s) == ref`` compares them (the
+    differential harness's every-step check, without building a state and its observation
+    pieces; those show in the observation, compared every step)."""
+    return all(v == getattr(ref, k) for k, v in _values(f).items())
