@@ -884,7 +884,7 @@ def observe_batch(states, at, masks, obs, seats) -> None:
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit(inline="always")
+@jit(inline="always", nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -898,7 +898,7 @@ def apply_one(states, action: int, mask, rewards) -> int:
 
 
 
-@jit
+@jit(nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def step_one(states, action: int, mask, rewards, at, obs) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -908,12 +908,12 @@ def step_one(states, action: int, mask, rewards, at, obs) -> int:
     return player
 
 
-@jit
+@jit(nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
 
 
-@jit
+@jit(nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 

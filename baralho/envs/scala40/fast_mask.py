@@ -93,7 +93,7 @@ def jit(fn=None, **options):
     each version is re-optimised inside every caller: most of the empty-cache compile time."""
     if fn is None:
         return lambda f: jit(f, **options)
-    d = nb.njit(cache=True, nogil=True, **options)(fn) if options else _jit(fn)
+    d = nb.njit(**{"cache": True, "nogil": True, **options})(fn) if options else _jit(fn)
 
     def get_call_template(args, kws):
         return _Dispatcher.get_call_template(d, tuple(map(_plain, args)), {k: _plain(v) for k, v in kws.items()})
