@@ -3,6 +3,7 @@
     python -m benchmarks            # ~15 minutes on 2 cores
     python -m benchmarks --quick    # ~1 minute: every section, tiny budgets (to runs/benchmarks-quick/)
     python -m benchmarks --ladders  # only re-embed benchmarks/ladder/*.md in RESULTS.md
+    python -m benchmarks --long-runs  # only re-embed benchmarks/fuzz_runs/*.json in RESULTS.md
 
 Sections: throughput of every env next to the floors and the peers (same run),
 fuzzing with invariants, memory and copy/resample cost, SB3 training fps next
@@ -118,10 +119,15 @@ def main(argv: list[str] | None = None) -> int:
                          "with --quick runs/benchmarks-quick/RESULTS.md)")
     ap.add_argument("--ladders", action="store_true",
                     help="only re-embed benchmarks/ladder/*.md in the existing RESULTS.md (seconds)")
+    ap.add_argument("--long-runs", action="store_true",
+                    help="only re-embed benchmarks/fuzz_runs/*.json (the 100,000-game runs) in the existing "
+                         "RESULTS.md (seconds)")
     args = ap.parse_args(argv)
-    args.out = args.out or str(default_out(args.quick and not args.ladders))
+    args.out = args.out or str(default_out(args.quick and not (args.ladders or args.long_runs)))
     if args.ladders:
         return embed_ladders(Path(args.out))
+    if args.long_runs:
+        return embed_long_runs(Path(args.out))
     q = args.quick
     secs, reps = (0.3, 1) if q else (2.0, 3)
     fuzz_secs = 1.0 if q else 60.0
@@ -222,16 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         f = sum(len(p["failures"]) for p in parts)
         md.append(f"| {env_id} | {g:,} | {s:,} | {f} | {g / sum(p['seconds'] for p in parts):,.0f} |")
     md.append("")
-    long_runs = [json.loads(p.read_text()) for p in sorted((HERE / "fuzz_runs").glob("*.json"))]
-    if long_runs:
-        md += ["Long runs (`python -m benchmarks.fuzz --games 100000 --workers 2 --out benchmarks/fuzz_runs`, "
-               "embedded as last run):", "",
-               "| env | configs | games | moves | failures | wall s | workers | date | commit |",
-               "|---|---:|---:|---:|---:|---:|---:|---|---|"]
-        for r in long_runs:
-            md.append(f"| {r['env']} | {len(r['configs'])} | {r['games']:,} | {r['steps']:,} | {r['failures']} | "
-                      f"{r['wall_s']:.0f} | {r['workers']} | {r['date']} | {r.get('commit', '—')} |")
-        md.append("")
+    md += long_runs_table()
 
     # 3. memory and copies ---------------------------------------------------------
     print("memory ...", flush=True)
@@ -312,6 +309,45 @@ def ladder_section(stamp: str | None = None) -> list[str]:
                                                                                 "![head to head](ladder/")
         md += [body, ""]
     return md
+
+
+LONG_RUNS = "Long runs (`python -m benchmarks.fuzz --games 100000 --workers 2 --out benchmarks/fuzz_runs`"
+
+
+def long_runs_table(stamp: str | None = None) -> list[str]:
+    """The records of benchmarks/fuzz_runs (each long run's own JSON), as a table ending in a blank line."""
+    long_runs = [json.loads(p.read_text()) for p in sorted((HERE / "fuzz_runs").glob("*.json"))]
+    if not long_runs:
+        return []
+    md = [LONG_RUNS + " and `--differential`, each embedded as its last run):", ""]
+    if stamp:
+        md += [stamp, ""]
+    md += ["| env | configs | games | moves | failures | wall s | workers | date | commit |",
+           "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in long_runs:
+        md.append(f"| {r['env']} | {len(r['configs'])} | {r['games']:,} | {r['steps']:,} | {r['failures']} | "
+                  f"{r['wall_s']:.0f} | {r['workers']} | {r['date']} | {r.get('commit', '—')} |")
+    return md + [""]
+
+
+def embed_long_runs(out: Path) -> int:
+    """Replace only the long-runs table of an existing RESULTS.md: a 100,000-game run is a run of
+    its own (minutes to hours), recorded in its JSON; the measured sections stay as they are."""
+    lines = out.read_text().split("\n")
+    try:
+        start = next(i for i, line in enumerate(lines) if line.startswith(LONG_RUNS))
+    except StopIteration:
+        raise SystemExit(f"{out}: no long-runs table (a RESULTS.md written by python -m benchmarks has one "
+                         f"once benchmarks/fuzz_runs holds a run)") from None
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))   # the table's first row
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    stamp = (f"_Table re-embedded by `python -m benchmarks --long-runs` on "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {git_head()}._")
+    table = long_runs_table(stamp)[:-1]          # the blank line after the table is kept from the file
+    out.write_text("\n".join(lines[:start] + table + lines[end:]))
+    print(f"re-embedded {sum(line.startswith('| ') for line in table) - 1} long runs in {out}")
+    return 0
 
 
 def embed_ladders(out: Path) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +57,25 @@ def test_ladders_are_re_embedded_without_touching_the_measured_sections(tmp_path
     out.write_text("# some other file\n")
     with pytest.raises(SystemExit, match="not a RESULTS.md"):
         main(["--ladders", "--out", str(out)])
+
+
+def test_long_runs_are_re_embedded_without_touching_the_measured_sections(tmp_path):
+    from benchmarks.__main__ import HERE, LONG_RUNS, main
+
+    out = tmp_path / "RESULTS.md"
+    before = "# baralho benchmarks\n\n## Fuzzing\n\n| a | 1 |\n\n"
+    after = "\n## Memory and copy cost\n\n| b | 2 |\n"
+    out.write_text(before + LONG_RUNS + ", embedded as last run):\n\n| env | x |\n|---|---|\n| old row | 0 |\n" + after)
+    assert main(["--long-runs", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith(before) and text.endswith(after) and "old row" not in text
+    runs = sorted((HERE / "fuzz_runs").glob("*.json"))
+    assert runs and all(f"| {json.loads(r.read_text())['env']} |" in text for r in runs)
+    assert main(["--long-runs", "--out", str(out)]) == 0            # again: the same table, once
+    assert out.read_text().count(LONG_RUNS) == 1 and out.read_text().endswith(after)
+    out.write_text("# some other file\n")
+    with pytest.raises(SystemExit, match="no long-runs table"):
+        main(["--long-runs", "--out", str(out)])
 
 
 def test_a_quick_run_does_not_overwrite_the_committed_results_by_default():
