@@ -83,11 +83,11 @@ class RecordLists:
 
     def __init__(self, records: np.ndarray) -> None:
         dtype = records.dtype
-        self.records, self.names = records, dtype.names
+        self.names = dtype.names
         self._bytes = records.view(np.uint8).reshape(len(records), dtype.itemsize)
         self._last = np.empty_like(self._bytes)
         self._starts = np.array([dtype.fields[n][1] for n in self.names])
-        order = np.argsort(self._starts)             # fields by offset (reduceat needs them sorted)
+        order = np.argsort(self._starts)             # fields by offset (_changed_fields walks them so)
         self._starts, self._order = self._starts[order], [self.names[k] for k in order]
         assert self._starts[0] == 0 and records.dtype.itemsize == sum(dtype.fields[n][0].itemsize for n in self.names)
         self._views = {n: records[n] for n in self.names}
