@@ -26,11 +26,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numba as nb
 import numpy as np
+from numba.core import caching
 from numba.core.types import npytypes
 
 from baralho.core.config import ConfigError
@@ -49,6 +51,46 @@ def _record_mangling_args(self):
 # name lists every field with its type and offset). Every fast module compiles through `jit` below,
 # so the fix is in place before any of them compiles or loads.
 npytypes.Record.mangling_args = property(_record_mangling_args)
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+_CORE = Path(__file__).resolve().parent
+
+
+@functools.cache
+def _folder_stamp(folder: Path) -> tuple:
+    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(folder.glob("*.py")))
+
+
+def _with_folder_stamps(base: type) -> type:
+    """``base`` (a numba cache locator) for baralho's own functions, whose cache is out of date
+    when any module of their folder or of ``baralho/core`` changes, not only their own file.
+
+    numba checks only the stamp of the file a function is defined in ("cache invalidation fails
+    to recognize changes in functions defined in a different file", numba's documented caching
+    limitation): after an edit of ``fast_rules.py`` a cached ``fast.step_one``, which has
+    ``fast_rules.apply`` compiled into it, kept running the old rules (and a constant imported
+    from ``cards.py`` is compiled in as well)."""
+
+    class Locator(base):
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not Path(py_file).resolve().is_relative_to(_PACKAGE):
+                return None
+            return super().from_function(py_func, py_file)
+
+        def get_source_stamp(self):
+            folder = Path(self._py_file).resolve().parent
+            return super().get_source_stamp(), _folder_stamp(folder), _folder_stamp(_CORE)
+
+    Locator.__name__ = Locator.__qualname__ = "Baralho" + base.__name__
+    return Locator
+
+
+# before any fast module decorates a function (each compiles through `jit` below, from here)
+_CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl   # _CacheImpl in older numba
+_CACHE_IMPL._locator_classes[:0] = [
+    _with_folder_stamps(b) for b in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
+                                     caching.UserWideCacheLocator)]
 
 #: the compiled engines' decorator: cached on disk, releases the GIL
 jit = nb.njit(cache=True, nogil=True)

@@ -257,3 +257,20 @@ def test_after_an_escudo_unblock_the_free_place_rule_still_allows_placing():
     play(game, s, A_UNBLOCK + KIND[red5])
     slot = {c: i for i, c in enumerate(s.hands[0])}
     assert legal(game, s) == {A_CAPTURE + slot[card(LA, 2)], A_PLACE, A_PLACE + 1}
+
+
+def test_placing_after_an_escudo_unblock_drops_the_capture_it_was_for():
+    """Found by the 100,000-game differential (5 players, place_rule="free"): a place after
+    an unblock opened a Bloqueio window with the unblocked kind still marked as the capture's
+    must-use card, though no capture can follow and the window may block that very card."""
+    red5 = card(VM, 5)
+    game, s = position(hands=[[card(LA, 2), card(AM, 1)], [card(VD, 1)]], table=[red5, card(AM, 6)],
+                       stock=[card(VD, 2)], target=7, owner={red5: 1},
+                       held=[chuche(escudo=1), chuche(bloqueio=1)], place_rule="free")
+    play(game, s, A_UNBLOCK + KIND[red5])
+    assert s.must_use == KIND[red5]
+    play(game, s, A_PLACE + s.hands[0].index(card(AM, 1)))      # checks the invariants, both engines
+    assert (s.phase, s.actor, s.must_use) == (BLOQ_WINDOW, 1, -1)
+    assert not game.observe(s, 1)[game.obs_layout["must_use"]].any()
+    play(game, s, A_BLOCK + KIND[red5])                          # the unblocked card, blocked again
+    assert s.owner[red5] == 1

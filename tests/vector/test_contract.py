@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -140,3 +141,25 @@ def test_two_record_layouts_never_share_a_symbol_name_across_processes():
     names = [subprocess.run([sys.executable, "-c", code, str(k)], capture_output=True, text=True,
                             check=True).stdout.strip() for k in (2, 3, 2)]
     assert names[0] != names[1] and names[0] == names[2]
+
+
+
+def test_a_cached_kernel_is_out_of_date_when_any_module_of_its_engine_changes(tmp_path):
+    """numba checks only the file a function is defined in: a cached Chuche ``step_one`` (fast.py)
+    kept running the old rules after an edit of fast_rules.py. baralho's locator stamps the
+    function's folder and baralho/core as well; here a copy of the folder is edited."""
+    import shutil
+
+    import baralho.core.compiled as compiled
+    from baralho.envs.chuche import fast
+
+    locator = fast.step_one._cache._impl.locator
+    assert type(locator).__name__.startswith("Baralho")
+    own, folder, core = locator.get_source_stamp()
+    assert {"fast.py", "fast_rules.py", "cards.py"} <= {name for name, *_ in folder}
+    assert "compiled.py" in {name for name, *_ in core}
+    copy = tmp_path / "chuche"
+    shutil.copytree(Path(fast.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    stamp = compiled._folder_stamp.__wrapped__(copy)              # uncached
+    (copy / "cards.py").write_text((copy / "cards.py").read_text() + "\n")
+    assert compiled._folder_stamp.__wrapped__(copy) != stamp

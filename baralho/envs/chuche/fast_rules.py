@@ -326,6 +326,7 @@ def apply(s, a: int) -> bool:
             c = s.hands[p, a - A_PLACE]
             _hand_remove(s, p, c)
             _table_add(s, c)
+            s.must_use = -1           # a place ends the turn: no capture will use an unblocked card
             _open_window(s, CONT_END)
         elif A_BLOCK <= a < A_UNBLOCK:
             _chuche_use(s, p, BLOQUEIO)

@@ -381,6 +381,7 @@ class ChucheGame:
                 c = s.hands[p][a - A_PLACE]
                 self._hand_remove(s, p, c)
                 self._table_add(s, c)
+                s.must_use = -1       # a place ends the turn: no capture will use an unblocked card
                 self._open_window(s, CONT_END)
             elif A_BLOCK <= a < A_UNBLOCK:
                 self._chuche_use(s, p, BLOQUEIO)
