@@ -58,3 +58,42 @@ def test_a_seed_deals_and_plays_the_same_game_on_both_engines(cfg):
             for e in envs:
                 e.step(a)
         assert comp.returns().tolist() == ref.returns().tolist()
+
+
+def test_every_config_plays_on_one_record_layout():
+    """One record dtype for every config (per-seat rows sized for the most players the Config
+    accepts, the kernels bounded by the record's own counts), so numba compiles each entry point
+    once: after games of 2 and of 5 players, on the AEC env and on a batch, each entry point has
+    exactly one compiled signature (one per config before: a 10-14 s compile each)."""
+    from baralho import vector as bv
+    from baralho.envs.rodizio.env import TEST_CONFIGS
+
+    assert len({fast.new_records(game(**cfg), 1).dtype for cfg in TEST_CONFIGS}) == 1
+    rng = np.random.default_rng(0)
+    configs = (TEST_CONFIGS[0], TEST_CONFIGS[-1])
+    assert [c["num_players"] for c in configs] == [2, 5]           # 3 eaters (the Comilão) and 5
+    for cfg in configs:
+        env = baralho.make("rodizio_v1", **cfg)
+        env.reset(seed=1)
+        for _ in range(3):
+            for _agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            env.reset()
+        c = env.unwrapped.game                                       # a search agent's apply
+        twin = c.new_state(rng)
+        while not c.is_over(twin):
+            c.apply(twin, int(np.flatnonzero(c.legal_mask(twin))[0]))
+        venv = bv.make("rodizio_v1", num_envs=8, seed=0, **cfg)
+        _, mask, _ = venv.reset()
+        for _ in range(40):
+            _, mask, _, _, _ = venv.step((rng.random(mask.shape) * mask).argmax(1))
+        venv.observe()
+        venv.set_state(0, venv.get_state(1))
+        r, n = venv._records, cfg["num_players"]                    # the rows past the game's seats stay 0
+        e = n + (n == 2)
+        assert not (r["eaten"][:, e:].any() or r["eaten_count"][:, e:].any() or r["totals"][:, e:].any()
+                    or r["final"][:, n:].any())
+    for fn in (fast.step_batch, fast.reset_batch, fast.observe_batch, fast.step_one, fast.apply_one,
+               fast.observe_one, fast.mask_one, fast._lay_out_one):
+        assert len(fn.signatures) == 1, (fn.__name__, fn.signatures)

@@ -11,6 +11,12 @@ What differs from ``rules.py``, and why:
 * a stack is a fixed row of ``MAX_STACK`` card ids plus its size, a pile the
   same (numba works on fixed shapes; the order of cards is kept, so states
   convert back exactly);
+* one record layout for every config: the per-eater rows are sized for
+  ``MAX_EATERS`` and ``final`` for ``MAX_PLAYERS`` whatever ``num_players``
+  (numba compiles a kernel once per record type: one compile for every config,
+  not one per player count), and every loop over seats or eaters is bounded by
+  the record's own ``num_players`` / ``num_eaters``; the rows past them stay 0,
+  so equal games are equal records;
 * ``deal`` draws from a per-game splitmix64 stream kept in the record (one
   stream per game, so a batch plays the same games whatever the thread count);
   the reference's ``new_state`` draws from numpy's Generator instead: same
@@ -27,7 +33,7 @@ import numpy as np
 from baralho.core.compiled import jit, jit_one, record_lists
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
-from baralho.envs.rodizio.rules import RodizioState
+from baralho.envs.rodizio.rules import MAX_PLAYERS, MIN_PLAYERS, RodizioState
 
 STATE = RodizioState        # the reference state class, for to/from_record (baralho/core/compiled.py)
 
@@ -38,14 +44,18 @@ END_CENTRE = C.END_CENTRE
 VALUE = np.array(C.VALUE, np.int16)
 PEPPER = np.array(C.PEPPER, np.int8)
 LIVRE, DUPLA = C.LIVRE, C.DUPLA
+# the most eaters a config has: its players, and the Comilão only with 2 players (3 eaters then)
+MAX_EATERS = max(n + (n == 2) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))
 # the observation's features of a card on a plate (observation.CARD_FEATURES)
 FEATURES = np.array([(1, C.VALUE[c], c == PLAQUINHA, C.PEPPER[c] == LIVRE, C.PEPPER[c] == DUPLA)
                      for c in range(C.NUM_CARDS)], np.int16)
 
 
-def state_dtype(num_players: int, num_eaters: int) -> np.dtype:
+def state_dtype() -> np.dtype:
     """One game as a record: the fields of ``RodizioState`` at fixed shapes, and the
-    config it is played by (so compiled code takes one argument per game)."""
+    config it is played by (so compiled code takes one argument per game). The same for
+    every config: per-eater rows for ``MAX_EATERS``, ``final`` for ``MAX_PLAYERS``; the
+    game's own counts are the fields ``num_players`` and ``num_eaters``."""
     return np.dtype([
         ("num_players", np.int16),
         ("num_eaters", np.int16),
@@ -56,16 +66,19 @@ def state_dtype(num_players: int, num_eaters: int) -> np.dtype:
         ("stacks", np.int8, (NUM_PLATES, MAX_STACK)),   # per plate, bottom -> top
         ("size", np.int8, NUM_PLATES),
         ("plates", np.int8, NUM_PLATES),
-        ("eaten", np.int8, (num_eaters, MAX_STACK)),     # per eater, in the order eaten
-        ("eaten_count", np.int8, num_eaters),
-        ("totals", np.int16, num_eaters),
+        ("eaten", np.int8, (MAX_EATERS, MAX_STACK)),     # per eater, in the order eaten
+        ("eaten_count", np.int8, MAX_EATERS),
+        ("totals", np.int16, MAX_EATERS),
         ("seat", np.int16),
         ("round", np.int16),
         ("pending", np.int16),
         ("over", np.bool_),
-        ("final", np.float32, num_players),
+        ("final", np.float32, MAX_PLAYERS),
         ("rng", np.uint64),                               # splitmix64 state for deal()
     ])
+
+
+STATE_DTYPE = state_dtype()     # every record's dtype (one object: compiled.CompiledGame's fast path checks it)
 
 
 # Offsets of the observation's fields (observation.build_layout), an int64 array
@@ -82,7 +95,7 @@ def obs_offsets(game) -> np.ndarray:
 
 def new_records(game, count: int) -> np.ndarray:
     """``count`` empty games of ``game``'s config (deal() or to_record() fills them)."""
-    st = np.zeros(count, state_dtype(game.num_players, game.num_eaters))
+    st = np.zeros(count, STATE_DTYPE)
     st["num_players"], st["num_eaters"], st["max_rounds"] = game.num_players, game.num_eaters, game.max_rounds
     st["comilao"], st["spicy"], st["perfect_memory"] = game.comilao, game.spicy, game.perfect_memory
     return st
@@ -403,7 +416,8 @@ def apply_one(states, action: int, mask, rewards) -> int:
     s = states[0]
     rewards[:] = 0
     if apply(s, action):
-        rewards[:] = s.final
+        for i in range(s.num_players):
+            rewards[i] = s.final[i]
     legal_mask(s, mask)
     return -1 if s.over else s.seat
 
@@ -438,22 +452,28 @@ def to_record(s, ref_state, game=None) -> None:
         s["size"][p] = len(stack)
     s["plates"][:] = ref_state.plates
     s["eaten"][:] = 0
+    s["eaten_count"][:] = 0
     for w, pile in enumerate(ref_state.eaten):
         s["eaten"][w, :len(pile)] = pile
         s["eaten_count"][w] = len(pile)
-    s["totals"][:] = ref_state.totals
+    s["totals"][:] = 0
+    s["totals"][:len(ref_state.totals)] = ref_state.totals
     s["seat"], s["round"], s["pending"], s["over"] = (ref_state.seat, ref_state.round, ref_state.pending,
                                                       ref_state.over)
-    s["final"][:] = ref_state.final if ref_state.over else 0
+    s["final"][:] = 0
+    if ref_state.over:
+        s["final"][:len(ref_state.final)] = ref_state.final
 
 
 def _values(f: dict) -> tuple:
     """The reference state's fields in ``RodizioState``'s order, from the record's fields as
-    Python values (``record_lists``): what ``from_record`` builds and ``same_state`` compares."""
-    over = bool(f["over"])
+    Python values (``record_lists``): what ``from_record`` builds and ``same_state`` compares.
+    The per-eater rows are cut to the game's ``num_eaters``, ``final`` to its ``num_players``."""
+    over, e = bool(f["over"]), f["num_eaters"]
     return ([st[:k] for st, k in zip(f["stacks"], f["size"], strict=True)], f["plates"],
-            [e[:k] for e, k in zip(f["eaten"], f["eaten_count"], strict=True)], f["totals"], f["seat"],
-            f["round"], f["pending"], over, [float(x) for x in f["final"]] if over else [])
+            [p[:k] for p, k in zip(f["eaten"][:e], f["eaten_count"][:e], strict=True)], f["totals"][:e],
+            f["seat"], f["round"], f["pending"], over,
+            [float(x) for x in f["final"][:f["num_players"]]] if over else [])
 
 
 _NAMES = tuple(RodizioState.__dataclass_fields__)      # the fields in their order, as _values gives them

@@ -24,7 +24,9 @@ from baralho.envs.rodizio import checks, observation, text
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, NUM_ACTIONS, SERVE, describe_action
 
 ENV_ID = "rodizio_v1"
-__all__ = ["EAT", "ENV_ID", "MAX_STACK", "NUM_ACTIONS", "SERVE", "Config", "RodizioGame", "RodizioState"]
+MIN_PLAYERS, MAX_PLAYERS = 2, 5  # the player counts a Config accepts (fast.py sizes its records by the most)
+__all__ = ["EAT", "ENV_ID", "MAX_PLAYERS", "MAX_STACK", "MIN_PLAYERS", "NUM_ACTIONS", "SERVE", "Config", "RodizioGame",
+           "RodizioState"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Config:
     max_rounds: int = 30
 
     def __post_init__(self) -> None:
-        check_player_count(ENV_ID, self.num_players, 2, 5)
+        check_player_count(ENV_ID, self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         if not 1 <= self.max_rounds <= 1000:
             raise ConfigError(f"{ENV_ID}: max_rounds={self.max_rounds} must be in 1..1000")
 
