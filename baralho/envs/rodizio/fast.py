@@ -78,7 +78,7 @@ def state_dtype() -> np.dtype:
     ])
 
 
-STATE_DTYPE = state_dtype()     # every record's dtype (one object: compiled.CompiledGame's fast path checks it)
+STATE_DTYPE = state_dtype()     # every record's dtype, whatever the config (new_records)
 
 
 # Offsets of the observation's fields (observation.build_layout), an int64 array
