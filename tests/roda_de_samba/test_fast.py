@@ -210,9 +210,14 @@ def test_one_record_layout_for_every_player_count(made_up_deck):
         assert all(fast.new_records(game_for(n, deck=deck), 1).dtype == dtypes[2] for n in (2, 5))
 
 
+SEAT_FIELDS = ("hands", "hand_size", "known", "space_inst", "space_count", "space_num", "inst_space", "laid",
+               "laid_total", "called", "called_len", "reserved", "atrav", "fame", "returns")
+
+
 def test_the_kernels_compile_once_for_every_player_count():
     """2 then 5 players in one process, on the AEC env and the vector: each entry point has one
-    compiled signature for the default deck's records (numba compiles a record type anew: ~25 s each)."""
+    compiled signature for the default deck's records (numba compiles a record type anew: ~25 s each);
+    the seats past the player count stay 0 (to_record leaves them as they are)."""
     rng = np.random.default_rng(0)
     for n in (2, 5):
         env = baralho.make("roda_de_samba_v1", num_players=n)
@@ -232,6 +237,9 @@ def test_the_kernels_compile_once_for_every_player_count():
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
             _obs, mask, _seat, _rew, _done = venv.step(actions)
         venv.observe()
+        for records in (venv._records, env.unwrapped.game_state.records, s.records):   # the seats past n stay 0
+            for name in SEAT_FIELDS:
+                assert not records[name][:, n:].any(), (n, name)
     ours = {nb.typeof(fast.new_records(game_for(n), 1)) for n in (2, 5)}
     for fn in (fast.step_batch, fast.reset_batch, fast.observe_batch, fast.step_one, fast.apply_one,
                fast.observe_one, fast.mask_one):
