@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+import numba as nb
 import numpy as np
 import pytest
 
@@ -199,3 +200,48 @@ def test_the_harness_sees_a_compiled_deck_order_that_drifts(monkeypatch):
     monkeypatch.setattr(CompiledVector, "set_state", drifting)
     result = differential("roda_de_samba_v1", {"num_players": 2}, games=8, batch=8, seed=1)
     assert result["differences"] > 0 and all("state" in r for r in result["reports"])
+
+
+def test_one_record_layout_for_every_player_count(made_up_deck):
+    """The record's per-seat rows are sized for MAX_PLAYERS: 2..5 players share one dtype per deck."""
+    for deck in (None, made_up_deck):
+        dtypes = {n: fast.state_dtype(game_for(n, deck=deck)) for n in (2, 3, 4, 5)}
+        assert all(dt == dtypes[2] for dt in dtypes.values()), deck
+        assert all(fast.new_records(game_for(n, deck=deck), 1).dtype == dtypes[2] for n in (2, 5))
+
+
+SEAT_FIELDS = ("hands", "hand_size", "known", "space_inst", "space_count", "space_num", "inst_space", "laid",
+               "laid_total", "called", "called_len", "reserved", "atrav", "fame", "returns")
+
+
+def test_the_kernels_compile_once_for_every_player_count():
+    """2 then 5 players in one process, on the AEC env and the vector: each entry point has one
+    compiled signature for the default deck's records (numba compiles a record type anew: ~25 s each);
+    the seats past the player count stay 0 (to_record leaves them as they are)."""
+    rng = np.random.default_rng(0)
+    for n in (2, 5):
+        env = baralho.make("roda_de_samba_v1", num_players=n)
+        env.reset(seed=n)
+        for _ in range(60):
+            if not env.agents:
+                env.reset(seed=n + 1)
+            obs, _r, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        cg = env.unwrapped.game
+        s = cg.new_state(rng)
+        cg.apply(s, int(rng.choice(np.flatnonzero(cg.legal_mask(s)))))
+        cg.observe(s, (cg.current_player(s) + 1) % n)
+        venv = bv.make("roda_de_samba_v1", num_envs=4, seed=n, num_players=n)
+        _obs, mask, _seat = venv.reset()
+        for _ in range(20):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+            _obs, mask, _seat, _rew, _done = venv.step(actions)
+        venv.observe()
+        for records in (venv._records, env.unwrapped.game_state.records, s.records):   # the seats past n stay 0
+            for name in SEAT_FIELDS:
+                assert not records[name][:, n:].any(), (n, name)
+    ours = {nb.typeof(fast.new_records(game_for(n), 1)) for n in (2, 5)}
+    for fn in (fast.step_batch, fast.reset_batch, fast.observe_batch, fast.step_one, fast.apply_one,
+               fast.observe_one, fast.mask_one):
+        signatures = [sig for sig in fn.signatures if sig[0] in ours]
+        assert len(signatures) == 1, (fn.__name__, signatures)

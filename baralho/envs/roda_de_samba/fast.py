@@ -14,6 +14,10 @@ What differs from ``rules.py``, and why:
 * a list (the deck, a called pile, the lay group, the callable actions) is a
   fixed row plus its length; unused entries stay 0 so equal games are equal
   records;
+* per-seat rows are sized for ``MAX_PLAYERS`` seats whatever ``num_players``
+  (the seats past it stay 0) and every loop over seats is bounded by the
+  record's ``num_players``: one record type per deck for every player count,
+  so numba compiles the engine once per deck, not once per (deck, count);
 * ``space_nums`` (a bit set of visible numbers, up to 1 << 99) is kept as a
   count per number index, ``space_num`` (what the observation shows); two
   spaces share a number when both counts of some index are non-zero;
@@ -39,7 +43,7 @@ from baralho.core.compiled import jit, jit_one, record_lists
 from baralho.envs.roda_de_samba.actions import PH_DRAW
 from baralho.envs.roda_de_samba.cards import MAX_GROUP, ROW, SPACES, tokens_independent
 from baralho.envs.roda_de_samba.fast_rules import MAX_TOKENS, _pop_sambista, apply, legal_mask
-from baralho.envs.roda_de_samba.rules import HAND_SIZE, RodaState
+from baralho.envs.roda_de_samba.rules import HAND_SIZE, MAX_PLAYERS, RodaState
 
 STATE = RodaState
 # the differential harness's sampling for this game (baralho/vector/differential.py): the reference
@@ -112,8 +116,10 @@ def tables(game) -> tuple[np.ndarray]:
 
 # ---------------------------------------------------------------------- one game's record
 def state_dtype(game) -> np.dtype:
-    """The fields of ``RodaState`` at fixed shapes, and the config it is played by."""
-    n, C, K, KI, NI, S = game.num_players, game.C, game.K, game.KI, game.I, game.S
+    """The fields of ``RodaState`` at fixed shapes, and the config it is played by. The deck's
+    counts shape it; the player count does not (per-seat rows for ``MAX_PLAYERS`` seats, the
+    first ``num_players`` used): one dtype per deck."""
+    n, C, K, KI, NI, S = MAX_PLAYERS, game.C, game.K, game.KI, game.I, game.S
     NUM, T = len(game.deck.numbers), game.deck.num_instrument_cards + game.deck.kind_copies[-1]
     return np.dtype([
         ("num_players", np.int16),
@@ -234,15 +240,15 @@ def deal(s, d) -> None:
     for i in range(ROW):
         s.row[i] = _pop_sambista(s) if s.samb_len else -1
     s.known[:, :] = 0
-    s.space_inst[:, :] = -1
+    s.space_inst[:n, :] = -1                             # the seats past num_players stay 0
     s.space_count[:, :] = 0
     s.space_num[:, :, :] = 0
-    s.inst_space[:, :] = -1
+    s.inst_space[:n, :] = -1
     s.laid[:, :] = 0
     s.laid_total[:] = 0
     s.called[:, :] = 0
     s.called_len[:] = 0
-    s.reserved[:] = -1
+    s.reserved[:n] = -1
     s.atrav[:] = 0
     s.fame[:] = 0
     s.samb_top_known = False
@@ -426,15 +432,18 @@ def mask_one(states, mask, deck) -> None:
 
 # ---------------------------------------------------------------------- conversion
 def to_record(s, ref: RodaState, game) -> None:
-    """Write a reference state into the record ``s`` (its rng untouched; unused entries 0)."""
+    """Write a reference state into the record ``s`` (its rng untouched; unused entries 0).
+    The seats past ``num_players`` are left as they are: no kernel, deal or conversion writes
+    them, so they keep new_records' zeros (zeroing them here cost 40 us of a 240 us conversion,
+    which the AEC env pays at every reset)."""
     n = game.num_players
-    s["hands"], s["hand_size"], s["known"] = ref.hands, ref.hand_size, ref.known
+    s["hands"][:n], s["hand_size"][:n], s["known"][:n] = ref.hands, ref.hand_size, ref.known
     s["deck"][:] = 0
     s["deck"][:len(ref.deck)] = ref.deck
     s["deck_len"] = len(ref.deck)
     s["piles"], s["pile_size"] = ref.piles, ref.pile_size
-    s["space_inst"], s["space_count"], s["inst_space"] = ref.space_inst, ref.space_count, ref.inst_space
-    s["laid"], s["laid_total"] = ref.laid, ref.laid_total
+    s["space_inst"][:n], s["space_count"][:n], s["inst_space"][:n] = ref.space_inst, ref.space_count, ref.inst_space
+    s["laid"][:n], s["laid_total"][:n] = ref.laid, ref.laid_total
     num = np.zeros(s["space_num"].shape, np.int8)       # a numbered card shows on its instrument's space
     enc, laid = game.encoder, np.asarray(ref.laid)
     kk = enc._numbered
@@ -449,11 +458,11 @@ def to_record(s, ref: RodaState, game) -> None:
     for p, pile in enumerate(ref.called):
         s["called"][p, :len(pile)] = pile
         s["called_len"][p] = len(pile)
-    s["reserved"], s["row"] = ref.reserved, ref.row
+    s["reserved"][:n], s["row"] = ref.reserved, ref.row
     s["samb_deck"][:] = 0
     s["samb_deck"][:len(ref.samb_deck)] = ref.samb_deck
     s["samb_len"] = len(ref.samb_deck)
-    s["atrav"], s["fame"] = ref.atrav, ref.fame
+    s["atrav"][:n], s["fame"][:n] = ref.atrav, ref.fame
     s["samb_top_known"], s["player"], s["phase"], s["bang"] = ref.samb_top_known, ref.player, ref.phase, ref.bang
     s["selected"][:] = 0
     s["selected"][:len(ref.selected)] = ref.selected
@@ -462,28 +471,31 @@ def to_record(s, ref: RodaState, game) -> None:
     s["callable"][:len(ref.callable)] = ref.callable
     s["callable_len"] = len(ref.callable)
     s["called_this_turn"], s["turns"], s["round"] = ref.called_this_turn, ref.turns, ref.round
-    s["end_triggered"], s["over"], s["returns"] = ref.end_triggered, ref.over, ref.returns
+    s["end_triggered"], s["over"], s["returns"][:n] = ref.end_triggered, ref.over, ref.returns
 
 
 def _fields(r: dict) -> dict:
     """The reference state's fields, but its derived ones (``space_nums`` and the base observation
-    ``obs``, functions of the others), from the record's fields as Python values (``record_lists``)."""
+    ``obs``, functions of the others), from the record's fields as Python values (``record_lists``);
+    the per-seat rows cut to the game's seats."""
+    n = r["num_players"]
     return dict(
-        hands=r["hands"], hand_size=r["hand_size"], known=r["known"], deck=r["deck"][:r["deck_len"]],
-        piles=r["piles"], pile_size=r["pile_size"], space_inst=r["space_inst"], space_count=r["space_count"],
-        inst_space=r["inst_space"], laid=r["laid"], laid_total=r["laid_total"],
-        called=[row[:c] for row, c in zip(r["called"], r["called_len"], strict=True)],
-        reserved=r["reserved"], row=r["row"], samb_deck=r["samb_deck"][:r["samb_len"]],
-        atrav=r["atrav"], fame=r["fame"], samb_top_known=r["samb_top_known"],
+        hands=r["hands"][:n], hand_size=r["hand_size"][:n], known=r["known"][:n], deck=r["deck"][:r["deck_len"]],
+        piles=r["piles"], pile_size=r["pile_size"], space_inst=r["space_inst"][:n],
+        space_count=r["space_count"][:n], inst_space=r["inst_space"][:n], laid=r["laid"][:n],
+        laid_total=r["laid_total"][:n],
+        called=[row[:c] for row, c in zip(r["called"][:n], r["called_len"][:n], strict=True)],
+        reserved=r["reserved"][:n], row=r["row"], samb_deck=r["samb_deck"][:r["samb_len"]],
+        atrav=r["atrav"][:n], fame=r["fame"][:n], samb_top_known=r["samb_top_known"],
         player=r["player"], phase=r["phase"], bang=r["bang"], selected=r["selected"][:r["sel_len"]],
         sel_inst=r["sel_inst"], callable=r["callable"][:r["callable_len"]],
         called_this_turn=r["called_this_turn"], turns=r["turns"], round=r["round"],
-        end_triggered=r["end_triggered"], over=r["over"], returns=r["returns"])
+        end_triggered=r["end_triggered"], over=r["over"], returns=r["returns"][:n])
 
 
 def from_record(s, state_cls, game) -> RodaState:
     """The reference state held by the record ``s`` (its base observation rebuilt)."""
-    numbers, space_num = game.deck.numbers, s["space_num"]
+    numbers, space_num = game.deck.numbers, s["space_num"][:s["num_players"]]
     nums = np.zeros(space_num.shape[:2], object).tolist()
     for p, sp in zip(*np.nonzero(space_num.any(axis=2)), strict=True):   # the occupied spaces
         nums[p][sp] = sum(1 << numbers[i] for i in np.flatnonzero(space_num[p, sp]))

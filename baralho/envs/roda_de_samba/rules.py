@@ -50,6 +50,8 @@ ENV_ID = "roda_de_samba_v1"
 HAND_SIZE = 5
 #: decisions in one turn at most: draw 1, lay 4 + place 1, call 1, `!baixa` 4 + 1, discard 1, reserve 1
 TURN_DECISIONS = 1 + (MAX_GROUP + 1) + 1 + (MAX_GROUP + 1) + 1 + 1
+#: the most players a game takes (the compiled engine sizes its per-seat rows by it)
+MAX_PLAYERS = 5
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class Config:
     max_rounds: int = 30
 
     def __post_init__(self):
-        check_player_count(ENV_ID, self.num_players, 2, 5)
+        check_player_count(ENV_ID, self.num_players, 2, MAX_PLAYERS)
         if self.deck is not None and not isinstance(self.deck, str):
             raise ConfigError(f"{ENV_ID}: option deck={self.deck!r} must be a file path (str) or None")
         if isinstance(self.max_rounds, bool) or not isinstance(self.max_rounds, int) \
