@@ -161,7 +161,7 @@ def _mulhi(a, b):
     return p11 + (p01 >> np.uint64(32)) + (p10 >> np.uint64(32)) + (mid >> np.uint64(32))
 
 
-@jit
+@jit(entry=True)   # and from tests
 def _pcg_seed(s) -> None:
     """chance.Chance.next: event ``draws + 1`` of the state's hidden seed (chance.pcg64_state)."""
     s.draws += 1
@@ -213,7 +213,7 @@ def _pcg_interval(s, top: int) -> int:
             return np.int64(v)
 
 
-@jit
+@jit(entry=True)   # and from tests
 def _permutation(s, n: int, pcg: bool):
     """Generator.permutation(n) of the state's chance event (``pcg``), or a shuffle of the
     game's own splitmix stream."""
@@ -833,6 +833,9 @@ def observe(s, at, player: int, out) -> None:
 # each game on its own random stream, so the result does not depend on threads).
 # The small helpers shared by entry points are inlined (inline="always"): each compiled
 # function is its callees' code re-optimised, so a helper of its own costs a copy more.
+RESET, OBSERVE = -2, -1          # step_batch's actions that apply nothing: deal a new game, or only observe
+
+
 @jit(inline="always")
 def _decision(states, i: int, at, masks, obs, seats) -> None:
     s = states[i]
@@ -844,17 +847,21 @@ def _decision(states, i: int, at, masks, obs, seats) -> None:
 @jit(inline="always")
 def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
     s = states[i]
-    rewards[i, :] = 0
-    done = apply(s, actions[i])
-    if done:
-        for p in range(s.num_players):
-            rewards[i, p] = s.final[p]
-        deal(s)                      # auto-reset
-    dones[i] = done
+    a = actions[i]
+    done = False
+    if a >= 0:
+        rewards[i, :] = 0
+        done = apply(s, a)
+        if done:
+            for p in range(s.num_players):
+                rewards[i, p] = s.final[p]
+        dones[i] = done
+    if done or a == RESET:           # the auto-reset, or reset_batch (one call site: one copy of deal)
+        deal(s)
     _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit(entry=True)
 def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
     for i in range(len(states)):
         _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
@@ -866,25 +873,25 @@ def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -
         _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
 
 
-@jit
-def deal_batch(states) -> None:
-    for i in range(len(states)):
-        deal(states[i])
-
-
 def reset_batch(states, at, masks, obs, seats) -> None:
-    # two calls (a reset is rare): one compiled copy of the mask and observation less
-    deal_batch(states)
-    observe_batch(states, at, masks, obs, seats)
+    _no_step(states, RESET, at, masks, obs, seats)
 
 
-@jit
 def observe_batch(states, at, masks, obs, seats) -> None:
-    for i in range(len(states)):
-        _decision(states, i, at, masks, obs, seats)
+    _no_step(states, OBSERVE, at, masks, obs, seats)
 
 
-@jit(inline="always", nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+def _no_step(states, action: int, at, masks, obs, seats) -> None:
+    # step_batch with an action that applies nothing (compile time: a kernel of their own, as
+    # deal_batch and observe_batch were, has numba optimise and compile another copy of the
+    # deal, or of the mask and observation, into it); rewards and dones of the types step()
+    # passes, left unwritten
+    n = len(states)
+    step_batch(states, at, np.full(n, action, np.int64), masks, obs, seats, np.empty((n, 0), np.float32),
+               np.empty(n, np.bool_))
+
+
+@jit(entry=True, inline="always", nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -898,7 +905,7 @@ def apply_one(states, action: int, mask, rewards) -> int:
 
 
 
-@jit(nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def step_one(states, action: int, mask, rewards, at, obs) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -908,12 +915,12 @@ def step_one(states, action: int, mask, rewards, at, obs) -> int:
     return player
 
 
-@jit(nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
 
 
-@jit(nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
 def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 
