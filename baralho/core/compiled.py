@@ -87,7 +87,7 @@ def _with_folder_stamps(base: type) -> type:
 
 
 # before any fast module decorates a function (each compiles through `jit` below, from here)
-_CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl   # _CacheImpl in older numba
+_CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl   # its name differs across numba versions
 _CACHE_IMPL._locator_classes[:0] = [
     _with_folder_stamps(b) for b in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
                                      caching.UserWideCacheLocator)]
