@@ -55,8 +55,9 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
 - rodizio_v1: from scratch, the heuristic at 2% of games, 1M decisions: 0.345 vs the heuristic
   (heuristic vs heuristic 0.37); the heuristic at 50% and 2 epochs of minibatch 4096 (the update was
   70% of the time; this is 2.7x the decisions per second): 0.39 at 4M, rising slowly and noisily;
-  a warm start then GENTLE PPO, same mix: 0.35-0.40 from the first 0.5M on, steadier. Not yet
-  shown above the heuristic-vs-heuristic bar at 600 games.
+  a warm start then GENTLE PPO, same mix: 0.35-0.40 from the first 0.5M on, steadier. These
+  defaults alone on the machine (the zoo's policy, its card in baralho/zoo/v1/rodizio_v1.md):
+  16.8M decisions in 18 min, 0.452 [0.412, 0.492] over 600 games against the bar's 0.368.
 - chuche_v1: from scratch the heuristic at 50% of games (not 20%) learns faster per decision
   (0.45 against 0.245 at 150k decisions), peaks near 0.47 at 0.6M, then wanders (0.37-0.46 to 1.1M);
   a warm start spent 3.5 of 5 loaded minutes cloning, for 0.38 at 0.1M. Not yet shown above 0.5.

@@ -239,7 +239,7 @@ def test_the_zoo_model_loads_by_name_and_plays_legal_moves(env_id):
 
 
 def test_a_game_without_a_zoo_model_is_refused_clearly():
-    # no v1 policy is shipped yet: the v0 ones are retired, and the message says so
+    # Chuche has no v1 policy yet (only Rodízio ships one): the v0 ones are retired, and the message says so
     with pytest.raises(ValueError, match="no zoo model for 'chuche_v1'.*v0 policies.*retired"):
         make_agent("ppo", "chuche_v1")
 
