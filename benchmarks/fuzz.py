@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -61,12 +62,12 @@ def _chunk(job: tuple[str, dict, int, int]) -> dict:
     return fuzz(env_id, config, games=games, seed=seed)
 
 
-def _chunks(env_id: str, games: int, workers: int, chunk: int, play) -> tuple:
-    """``games`` games spread evenly over the env's TEST_CONFIGS, in chunks of at most
+def _chunks(env_id: str, games: int, workers: int, chunk: int, play, configs: list[dict] | None = None) -> tuple:
+    """``games`` games spread evenly over ``configs`` (the env's TEST_CONFIGS), in chunks of at most
     ``chunk`` games, each chunk with its own seed (config index × 10,000 + chunk index), so a
     run is reproducible whatever the number of workers; ``play(job)`` plays one chunk.
     Returns (configs, each config's chunk results, wall seconds, commit)."""
-    configs = baralho.env_module(env_id).TEST_CONFIGS
+    configs = configs or baralho.env_module(env_id).TEST_CONFIGS
     per_config = -(-games // len(configs))
     jobs = [(env_id, cfg, min(chunk, per_config - k * chunk), i * 10_000 + k)
             for i, cfg in enumerate(configs) for k in range(-(-per_config // chunk))]
@@ -109,11 +110,22 @@ def _differential_chunk(job: tuple[str, dict, int, int]) -> dict:
 
 
 def run_differential(env_id: str, games: int, workers: int = 1, chunk: int = 5_000) -> dict:
-    """The differential harness on ``games`` games spread over the env's configs, as :func:`run`."""
-    configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _differential_chunk)
+    """The differential harness on ``games`` games spread over the env's configs, as :func:`run`;
+    Roda de Samba's configs are played on the bundled deck and on a made-up one with other
+    counts (tests/roda_de_samba/made_up_deck.py: the compiled engine takes any deck file)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        configs = list(baralho.env_module(env_id).TEST_CONFIGS)
+        if env_id == "roda_de_samba_v1":
+            from tests.roda_de_samba.made_up_deck import write_made_up_deck
+
+            deck = write_made_up_deck(Path(tmp) / "made_up.json")
+            configs += [{**cfg, "deck": deck} for cfg in configs]
+        configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _differential_chunk, configs)
     rows = []
     for cfg, mine in zip(configs, by_config):
         g = sum(p["games"] for p in mine)
+        if "deck" in cfg:
+            cfg = {**cfg, "deck": "made_up"}        # the file was a temporary copy of MADE_UP
         rows.append(dict(config=cfg, games=g, steps=sum(p["steps"] for p in mine),
                          failures=[f for p in mine for f in p["reports"]],
                          differences=sum(p["differences"] for p in mine),
