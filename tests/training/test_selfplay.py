@@ -157,6 +157,29 @@ def test_actions_stay_in_the_mask_and_an_empty_batch_is_no_forward_pass():
     assert [len(x) for x in sp.act(policy, np.zeros((0, 298)), np.zeros((0, 18), np.int8))] == [0, 0, 0]
 
 
+def test_act_samples_and_scores_as_torch_categorical_does():
+    """act's sampling is Categorical's, op for op: same generator state, same actions and
+    log-probabilities (so a run's draws did not change when act stopped building one)."""
+    import torch
+
+    from baralho.agents.policy import build_policy
+
+    policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]))
+    rng = np.random.default_rng(1)
+    obs, mask = rng.normal(size=(64, 298)).astype(np.float32), rng.random((64, 18)) < 0.4
+    mask[:, 3] = True
+    torch.manual_seed(5)
+    actions, logp, values = sp.act(policy, obs, mask)
+    torch.manual_seed(5)
+    with torch.no_grad():
+        logits, want_values = sp.forward(policy, obs, mask)
+        dist = torch.distributions.Categorical(logits=logits)
+        want = dist.sample()
+    assert np.array_equal(actions, want.numpy()) and len(set(actions.tolist())) > 1
+    assert np.array_equal(logp, dist.log_prob(want).numpy()) and np.array_equal(values, want_values.numpy())
+    assert np.array_equal(sp.act(policy, obs, mask, deterministic=True)[0], logits.argmax(-1).numpy())
+
+
 def tiny(out, env_id="rodizio_v1", **kw):
     return sp.config_for(env_id, **{**dict(num_envs=16, rollout=8, decisions=1024, eval_every=512, eval_games=4,
                                            snapshot_every=256, net_arch=(16,), minibatch=64, epochs=1,
