@@ -170,6 +170,10 @@ class LinkedCompiler(CompilerBase):
 #: generates, optimises, compiles and caches both for every function), and its module optimised
 #: and compiled only inside its callers' (:class:`_LinkedLibrary`)
 LINKED = dict(no_cpython_wrapper=True, no_cfunc_wrapper=True, pipeline_class=LinkedCompiler)
+if not all(hasattr(_codegen.JITCodeLibrary, name) for name in (
+        "_optimize_final_module", "_finalize_final_module", "_finalize_dynamic_globals",
+        "_verify_declare_only_symbols", "serialize_using_bitcode")):   # a numba whose library differs:
+    del LINKED["pipeline_class"]                                       # its own pipeline, slower to compile
 
 #: the compiled engines' decorator: cached on disk, releases the GIL
 jit = nb.njit(cache=True, nogil=True)
