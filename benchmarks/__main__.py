@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         md.append(f"| {env_id} | {label} | " + " | ".join(f"{sps[b]:,.0f}" for b in vector_bench.BATCHES)
                   + f" | {sps[4096] / floor:.1f} |")
         mem = vector_bench.memory_per_env(env_id, cfg)
-        if q and env_id != "rodizio_v1":   # a compile from an empty cache is ~10-30 s a game: one in --quick
+        if q:           # a compile from an empty cache is 15-30 s a game of the default test run's 10 minutes
             times = "— (--quick) | —"
         else:
             first, cached = vector_bench.compile_seconds(env_id, cfg)
