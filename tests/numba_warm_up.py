@@ -7,9 +7,9 @@ Each pytest-xdist worker keeps its own numba cache (tests/conftest.py), so on an
 each worker would compile every engine itself: about two minutes per worker of the same work
 twice. Instead the controller runs this in two processes at once, each compiling half of the
 engines into its own folder, and copies both folders into every worker's (while the workers
-collect); the workers then load the kernels (about 1.5 s an engine). Whatever a test needs that this does not reach is
-still compiled by the worker on first use, so a kernel left out here costs time, never a
-failure.
+collect); the workers then load the kernels (about 1.5 s an engine). Whatever a test needs
+that this does not reach is still compiled by the worker on first use, so a kernel left out
+here costs time, never a failure.
 
 What it plays is what the tests call: the batch entry points (reset, step, observe, both
 state converters, ``holds``), the AEC env and its compiled game (apply with and without

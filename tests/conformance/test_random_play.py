@@ -30,8 +30,12 @@ from .helpers import check_hidden_information, check_resamples_play_on, position
 INVARIANTS_EVERY = {"reference": 1, "compiled": 8}
 
 
+def engine(config: dict) -> str:
+    return config.get("engine") or "compiled"
+
+
 def invariants_every(config: dict) -> int:
-    return INVARIANTS_EVERY[config.get("engine") or "compiled"]
+    return INVARIANTS_EVERY[engine(config)]
 
 
 # Scala 40's reference engine plays 100 of the 200 games per config: 15-21 s a config alone
@@ -48,7 +52,7 @@ def test_random_games_keep_invariants(env_id, config):
     every = invariants_every(config)
     rng = np.random.default_rng(12345)
     lengths = []
-    for _ in range(FUZZ_GAMES // FEWER_GAMES.get((env_id, config.get("engine") or "compiled"), 1)):
+    for _ in range(FUZZ_GAMES // FEWER_GAMES.get((env_id, engine(config)), 1)):
         state = game.new_state(rng)
         game.check_invariants(state)
         total = np.zeros(game.num_players)
