@@ -95,6 +95,8 @@ def tournament(args: argparse.Namespace) -> int:
 def train(args: argparse.Namespace) -> int:
     if args.algo == "sb3":
         from baralho.training import train as t
+        if args.shaping is not None:
+            raise SystemExit("baralho train: --shaping is a selfplay setting (--algo sb3 has no shaping)")
         if args.warm_start == "none":
             args.warm_start = None
         out = Path(args.out or t.TrainConfig.out)
@@ -284,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="entropy bonus (default: 0.01; 0 after --warm-start)")
     p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None,
                    help="PPO's clip (default: 0.2; 0.1 after --warm-start)")
+    p.add_argument("--shaping", type=float, default=None,
+                   help="selfplay: weight of the score-margin potential added to the rewards (potential-based, "
+                        "so the best policy stays the best; 0: off) (default: per game, training/selfplay.py)")
     config_option(p)
     p.add_argument("--out", default=None, help="output folder (default: runs/selfplay; sb3 runs/train)")
     p.add_argument("--overwrite", action="store_true", default=None,

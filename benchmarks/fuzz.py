@@ -4,6 +4,14 @@
                                                      # per env, spread over its configs
     python -m benchmarks.fuzz --differential --games 100000 --workers 2 --out benchmarks/fuzz_runs
                                                      # compiled engines vs their references
+    python -m benchmarks.fuzz --differential --envs scala40_v1 --workers 2 --out benchmarks/fuzz_runs \
+        --chunks runs/fuzz_chunks                    # keep each chunk as it ends; run again to resume
+
+A run too long for one sitting (Scala 40's 100k differential: hours on 2 cores) keeps every
+finished chunk in ``--chunks DIR`` and, run again with the same arguments, plays only the
+chunks it lacks. The chunks are tied to the engine code they played (git's tree hashes of the
+game's folder, ``baralho/core`` and ``baralho/vector``): a resume on other code is refused, so
+the record's games all ran the same engines.
 
 The conformance suite runs the same checks on 200 games per config in the
 default test run; this is the long, opt-in version."""
@@ -13,9 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -62,24 +71,73 @@ def _chunk(job: tuple[str, dict, int, int]) -> dict:
     return fuzz(env_id, config, games=games, seed=seed)
 
 
-def _chunks(env_id: str, games: int, workers: int, chunk: int, play, configs: list[dict] | None = None) -> tuple:
+def engine_code(env_id: str) -> str:
+    """What a run's games played: git's tree hashes at HEAD of the game's folder, baralho/core
+    and baralho/vector; refused while the working tree differs from HEAD there."""
+    game = baralho.env_module(env_id).__name__.rsplit(".", 1)[1].rsplit("_v", 1)[0]
+    paths = [f"baralho/envs/{game}", "baralho/core", "baralho/vector"]
+    root = Path(__file__).parent.parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=root, check=True).stdout.strip()
+
+    if git("status", "--porcelain", "--", *paths):
+        raise SystemExit(f"--chunks: {', '.join(paths)} differ from HEAD; commit first (a chunk names the "
+                         f"engine code it played)")
+    return " ".join(git("rev-parse", "--short", f"HEAD:{p}") for p in paths)
+
+
+def _chunks(env_id: str, games: int, workers: int, chunk: int, play, configs: list[dict] | None = None,
+            store: Path | None = None, label=lambda cfg: cfg) -> tuple:
     """``games`` games spread evenly over ``configs`` (the env's TEST_CONFIGS), in chunks of at most
     ``chunk`` games, each chunk with its own seed (config index × 10,000 + chunk index), so a
-    run is reproducible whatever the number of workers; ``play(job)`` plays one chunk.
+    run is reproducible whatever the number of workers; ``play(job)`` plays one chunk. With
+    ``store`` (a JSON file) every finished chunk is kept there as it ends, and the chunks it
+    holds already are not played again (``label(cfg)``: a config as the file names it).
     Returns (configs, each config's chunk results, wall seconds, commit)."""
     configs = configs or baralho.env_module(env_id).TEST_CONFIGS
     per_config = -(-games // len(configs))
     jobs = [(env_id, cfg, min(chunk, per_config - k * chunk), i * 10_000 + k)
             for i, cfg in enumerate(configs) for k in range(-(-per_config // chunk))]
     commit = git_head()      # the code the run imports now, even if the tree moves on during a long run
-    start = time.perf_counter()
+    kept = dict(code=None, configs=[label(c) for c in configs], games=games, chunk=chunk, wall_s=0.0,
+                commits=[], done={})
+    if store is not None:
+        kept["code"] = engine_code(env_id)
+        if store.exists():
+            saved = json.loads(store.read_text())
+            for key in ("code", "configs", "games", "chunk"):
+                if saved[key] != kept[key]:
+                    raise SystemExit(f"{store}: its chunks were played with {key} {saved[key]!r}, this run has "
+                                     f"{kept[key]!r}; delete the file to start over")
+            kept = saved
+        kept["commits"].append(commit)
+    done = kept["done"]
+    key = lambda job: f"{job[3]}:{job[2]}"                 # seed (config, chunk) and games
+    todo = [j for j in jobs if key(j) not in done]
+    wall_before, start = kept["wall_s"], time.perf_counter()
+
+    def keep(job, part: dict) -> None:
+        done[key(job)] = part
+        if store is not None:
+            kept["wall_s"] = wall_before + time.perf_counter() - start
+            store.parent.mkdir(parents=True, exist_ok=True)
+            store.with_suffix(".part").write_text(json.dumps(kept))
+            store.with_suffix(".part").replace(store)      # whole or not at all
+
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(play, jobs))
+            futures = {pool.submit(play, j): j for j in todo}
+            for f in as_completed(futures):
+                keep(futures[f], f.result())
     else:
-        parts = [play(j) for j in jobs]
-    wall = time.perf_counter() - start
+        for j in todo:
+            keep(j, play(j))
+    wall = wall_before + time.perf_counter() - start
+    parts = [done[key(j)] for j in jobs]
     by_config = [[p for p, j in zip(parts, jobs) if j[3] // 10_000 == i] for i in range(len(configs))]
+    if store is not None:                # a run over several sittings names each one's commit
+        commit = ", ".join(dict.fromkeys(kept["commits"]))
     return configs, by_config, wall, commit
 
 
@@ -90,9 +148,9 @@ def _summary(env: str, rows: list[dict], failures: int, workers: int, wall: floa
                 date=time.strftime("%Y-%m-%d"), commit=commit, configs=rows)
 
 
-def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000) -> dict:
+def run(env_id: str, games: int, workers: int = 1, chunk: int = 2_000, store: Path | None = None) -> dict:
     """Random games with every invariant checked, spread over the configs (see :func:`_chunks`)."""
-    configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _chunk)
+    configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _chunk, store=store)
     rows = []
     for cfg, mine in zip(configs, by_config):
         g = sum(p["games"] for p in mine)
@@ -109,7 +167,14 @@ def _differential_chunk(job: tuple[str, dict, int, int]) -> dict:
     return differential(env_id, config, games=games, batch=64, seed=seed)
 
 
-def run_differential(env_id: str, games: int, workers: int = 1, chunk: int = 5_000) -> dict:
+def made_up_label(cfg: dict) -> dict:
+    """A Roda de Samba config on the made-up deck, as a record names it: its file was a temporary
+    copy of MADE_UP (tests/roda_de_samba/made_up_deck.py)."""
+    return {**cfg, "deck": "made_up"} if "deck" in cfg else cfg
+
+
+def run_differential(env_id: str, games: int, workers: int = 1, chunk: int = 5_000,
+                     store: Path | None = None) -> dict:
     """The differential harness on ``games`` games spread over the env's configs, as :func:`run`;
     Roda de Samba's configs are played on the bundled deck and on a made-up one with other
     counts (tests/roda_de_samba/made_up_deck.py: the compiled engine takes any deck file)."""
@@ -120,12 +185,12 @@ def run_differential(env_id: str, games: int, workers: int = 1, chunk: int = 5_0
 
             deck = write_made_up_deck(Path(tmp) / "made_up.json")
             configs += [{**cfg, "deck": deck} for cfg in configs]
-        configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _differential_chunk, configs)
+        configs, by_config, wall, commit = _chunks(env_id, games, workers, chunk, _differential_chunk, configs,
+                                                   store, label=made_up_label)
     rows = []
     for cfg, mine in zip(configs, by_config):
         g = sum(p["games"] for p in mine)
-        if "deck" in cfg:
-            cfg = {**cfg, "deck": "made_up"}        # the file was a temporary copy of MADE_UP
+        cfg = made_up_label(cfg)
         rows.append(dict(config=cfg, games=g, steps=sum(p["steps"] for p in mine),
                          failures=[f for p in mine for f in p["reports"]],
                          differences=sum(p["differences"] for p in mine),
@@ -143,16 +208,24 @@ def main(argv: list[str] | None = None) -> int:
                     help="play each compiled engine against its reference instead (baralho.vector)")
     ap.add_argument("--out", default=None,
                     help="write <env>.json here (benchmarks/fuzz_runs is embedded in RESULTS.md)")
+    ap.add_argument("--chunks", default=None,
+                    help="keep every finished chunk in DIR/<env>[_differential].chunks.json; run again with the "
+                         "same arguments to play only the chunks missing (a long run over several sittings)")
+    ap.add_argument("--chunk", type=int, default=None,
+                    help="games per chunk (default: 2,000; --differential 5,000)")
     args = ap.parse_args(argv)
-    if args.games < 1 or args.workers < 1:
-        ap.error("--games and --workers must be >= 1")
+    if args.games < 1 or args.workers < 1 or (args.chunk is not None and args.chunk < 1):
+        ap.error("--games, --workers and --chunk must be >= 1")
     bad = 0
     if args.differential:
         from baralho.vector import COMPILED
 
         args.envs = [e for e in args.envs if e in COMPILED]
     for env_id in args.envs:
-        r = (run_differential if args.differential else run)(env_id, args.games, args.workers)
+        name = f"{env_id}_differential" if args.differential else env_id
+        extra = {} if args.chunk is None else dict(chunk=args.chunk)
+        store = Path(args.chunks) / f"{name}.chunks.json" if args.chunks else None
+        r = (run_differential if args.differential else run)(env_id, args.games, args.workers, store=store, **extra)
         bad += r["failures"]
         for row in r["configs"]:
             print(f"{env_id} {row['config']}: {row['games']} games, {row['steps']} moves, "
@@ -164,7 +237,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
-            name = f"{env_id}_differential" if args.differential else env_id
             (out / f"{name}.json").write_text(json.dumps(r, indent=1) + "\n")
     return 1 if bad else 0
 

@@ -39,6 +39,34 @@ def test_long_fuzz_is_reproducible_whatever_the_workers(tmp_path):
     assert (tmp_path / "rodizio_v1.json").exists()
 
 
+def test_a_long_run_resumes_from_its_chunks_and_refuses_other_settings(tmp_path, monkeypatch):
+    from benchmarks import fuzz
+
+    store = tmp_path / "rodizio_v1.chunks.json"
+    whole = fuzz.run("rodizio_v1", games=14, chunk=2)
+    played = []
+    real = fuzz._chunk
+
+    def stop_after_three(job):                 # a sitting cut short after three chunks
+        if len(played) == 3:
+            raise KeyboardInterrupt
+        played.append(job)
+        return real(job)
+
+    monkeypatch.setattr(fuzz, "_chunk", stop_after_three)
+    with pytest.raises(KeyboardInterrupt):
+        fuzz.run("rodizio_v1", games=14, chunk=2, store=store)
+    assert len(json.loads(store.read_text())["done"]) == 3
+    played.clear()
+    monkeypatch.setattr(fuzz, "_chunk", lambda job: played.append(job) or real(job))
+    resumed = fuzz.run("rodizio_v1", games=14, chunk=2, store=store)
+    assert len(played) == len(json.loads(store.read_text())["done"]) - 3      # only the missing chunks
+    assert [r["steps"] for r in resumed["configs"]] == [r["steps"] for r in whole["configs"]]
+    assert resumed["games"] == whole["games"]
+    with pytest.raises(SystemExit, match="games"):
+        fuzz.run("rodizio_v1", games=16, chunk=2, store=store)
+
+
 def test_ladders_are_re_embedded_without_touching_the_measured_sections(tmp_path):
     from benchmarks.__main__ import LADDERS, main
 

@@ -23,7 +23,9 @@
    decision until the same seat's next decision in the same game, or until the game ends
    (the terminal reward included); GAE then runs along each seat's own decision sequence
    (``SeatBook``). A decision still open when the rollout ends (its seat has not played
-   again, the game is not over) waits for the next rollout instead of being cut.
+   again, the game is not over) waits for the next rollout instead of being cut. With
+   ``shaping`` > 0 (``--shaping``; Chuche and Roda de Samba) the score margin is added as a
+   potential (``SHAPING``): denser rewards, the same best policy.
 5. **PPO**: clipped ratio over the masked distribution, advantages normalised per
    minibatch, value loss, entropy bonus, gradient clipping.
 6. **League, evaluation, checkpoints.** Every ``snapshot_every`` decisions a frozen copy
@@ -42,12 +44,12 @@ Every game: learning stops after 18 minutes (``--max-minutes``: issue 24's runs 
 whichever comes first, then the final evaluation and save. Per-game defaults (``DEFAULTS``;
 flags override):
 
-| env | engine | num_envs | rollout | net | gamma | self / heuristic / league | warm start | lr / entropy / clip |
-|---|---|---:|---:|---|---:|---|---|---|
-| rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 0.3 / 0.5 / 0.2 | heuristic | 0.0001 / 0 / 0.1 |
-| chuche_v1 | compiled | 64 | 64 | 256x256 | 0.995 | 0.3 / 0.5 / 0.2 | none | 0.0003 / 0.01 / 0.2 |
-| roda_de_samba_v1 | compiled | 64 | 64 | 256x256 | 0.995 | 0.4 / 0.3 / 0.3 | heuristic | 0.0001 / 0 / 0.1 |
-| scala40_v1 | compiled | 64 | 64 | 128x128 | 0.998 | 0.4 / 0.3 / 0.3 | heuristic | 0.0001 / 0 / 0.1 |
+| env | engine | envs | rollout | net | gamma | epochs | self / heur / league | warm start | shaping | lr / ent / clip |
+|---|---|---:|---:|---|---:|---:|---|---|---:|---|
+| rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 2 | 0.3 / 0.5 / 0.2 | heuristic | 0 | 0.0001 / 0 / 0.1 |
+| chuche_v1 | compiled | 256 | 16 | 256x256 | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | 0 | 0.0003 / 0.01 / 0.2 |
+| roda_de_samba_v1 | compiled | 64 | 64 | 256x256 | 0.995 | 4 | 0.4 / 0.3 / 0.3 | heuristic | 0 | 0.0001 / 0 / 0.1 |
+| scala40_v1 | compiled | 64 | 64 | 128x128 | 0.998 | 4 | 0.4 / 0.3 / 0.3 | heuristic | 0 | 0.0001 / 0 / 0.1 |
 
 Measured (2026-12-01, 2 players, short runs on the 2-core machine under a load of 3-5, 200-game
 evaluations, so about +-0.07; every trial is in the commit that set these):
@@ -60,7 +62,12 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
   16.8M decisions in 18 min, 0.452 [0.412, 0.492] over 600 games against the bar's 0.368.
 - chuche_v1: from scratch the heuristic at 50% of games (not 20%) learns faster per decision
   (0.45 against 0.245 at 150k decisions), peaks near 0.47 at 0.6M, then wanders (0.37-0.46 to 1.1M);
-  a warm start spent 3.5 of 5 loaded minutes cloning, for 0.38 at 0.1M. Not yet shown above 0.5.
+  a warm start spent 3.5 of 5 loaded minutes cloning, for 0.38 at 0.1M. Alone on the machine, 18 min
+  each, 600-game evaluations (+-0.04): these defaults (epochs 1, 256 envs x 16: 8,514 decisions/s)
+  0.48 at 2M, then flat, final 0.465 [0.425, 0.505] at 9.3M; the same with ``shaping=1`` 0.375 at
+  0.5M (0.29 without), 0.46 at 1.5M, then 0.38-0.45 to 5.5M, where I stopped it; with every game against the
+  heuristic (self 0 / heuristic 1) 0.455 at 2M, then 0.40-0.46, final 0.442 [0.402, 0.482] at 11.3M
+  (sampling instead of argmax: 0.413). Not yet shown above 0.5: PPO plateaus near 0.46.
 - roda_de_samba_v1: a warm start on 50k decisions took 4 loaded minutes and cloned poorly
   (agreement 0.64 on held-out decisions); after 20k PPO decisions 0.035 vs the heuristic. The
   defaults are still the size-based starting point; the clone is the first thing to fix.
@@ -122,6 +129,7 @@ class SelfPlayConfig:
     eval_every: int = 500_000          # 0: evaluate at the end only
     eval_games: int = 300              # deals, each played from every seat
     warm_start: str | None = None      # "heuristic" or None
+    shaping: float = 0.0               # weight of the score-margin potential (SHAPING; 0: off)
     warm_start_steps: int = 100_000
     warm_start_epochs: int = 5
     torch_threads: int = 2
@@ -137,7 +145,7 @@ DEFAULTS: dict[str, dict] = {
     # measured: see the docstring; 2 epochs of 4096 because the update was 70% of Rodízio's time
     "rodizio_v1": dict(num_envs=1024, rollout=16, net_arch=(128, 128), gamma=0.99, epochs=2, minibatch=4096,
                        self_share=0.3, heuristic_share=0.5, warm_start="heuristic"),
-    "chuche_v1": dict(num_envs=64, rollout=64, net_arch=(256, 256), gamma=0.995,
+    "chuche_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), gamma=0.995, epochs=1,
                       self_share=0.3, heuristic_share=0.5),
     "roda_de_samba_v1": dict(num_envs=64, rollout=64, net_arch=(256, 256), gamma=0.995,
                              self_share=0.4, heuristic_share=0.3, warm_start="heuristic"),
@@ -182,8 +190,47 @@ def check(cfg: SelfPlayConfig) -> None:
             and 0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1):
         raise ValueError("need 0 < clip_range <= 1, learning_rate > 0, ent_coef >= 0, 0 < gamma <= 1, "
                          "0 <= gae_lambda <= 1")
+    if not (isinstance(cfg.shaping, (int, float)) and cfg.shaping >= 0):
+        raise ValueError(f"shaping must be a number >= 0 (0: off), got {cfg.shaping!r}")
+    if cfg.shaping and cfg.env_id not in SHAPING:
+        raise ValueError(f"shaping: no score-margin potential for {cfg.env_id!r}; have {sorted(SHAPING)}")
     if cfg.warm_start not in (None, "heuristic"):
         raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
+
+
+# --- reward shaping: the score margin as a potential ------------------------------------------
+
+def chuche_margin(layout, game):
+    """Chuche: (the observer's points - the best other seat's) / the goal, points being the
+    match's finished rounds plus this round's so far (seat-relative rows: the observer first)."""
+    from baralho.envs.chuche.cards import GOALS
+
+    scores, points, goal = layout["scores"], layout["round_points"], GOALS[game.num_players]
+
+    def margin(obs: np.ndarray) -> np.ndarray:
+        total = obs[:, scores].astype(np.float32) + obs[:, points]
+        return (total[:, 0] - total[:, 1:].max(1)) / goal
+    return margin
+
+
+def roda_de_samba_margin(layout, game):
+    """Roda de Samba: (the observer's fame if the game ended now - the best other seat's) / 20
+    (a few cards' stars; the observation's ``fame`` rows, the observer first)."""
+    fame = layout["fame"]
+
+    def margin(obs: np.ndarray) -> np.ndarray:
+        f = obs[:, fame].astype(np.float32)
+        return (f[:, 0] - f[:, 1:].max(1)) / 20.0
+    return margin
+
+
+# Potential-based shaping (Ng, Harada & Russell 1999): a decision whose seat's next decision
+# sees potential phi' gets gamma * phi' - phi besides its rewards; the last one of a game gets
+# -phi (a finished game's potential is 0). Along a seat's sequence the bonuses telescope, so a
+# policy's return changes by -phi(first decision) only and the best policy stays the best; the
+# margin says at once what a capture (or the opponent's) was worth, where the match's win says
+# it rounds later. SHAPING[env_id](layout, game) -> phi(observations) for a batch.
+SHAPING = {"chuche_v1": chuche_margin, "roda_de_samba_v1": roda_de_samba_margin}
 
 
 # --- the network: an SB3 policy module, driven by hand ---------------------------------------
@@ -236,17 +283,19 @@ class SeatBook:
         self.logp = np.zeros(capacity, np.float32)
         self.value = np.zeros(capacity, np.float32)
         self.reward = np.zeros(capacity, np.float32)
+        self.potential = np.zeros(capacity, np.float32)      # shaping's phi at the decision (0: off)
         self.next = np.full(capacity, -1, np.int64)
         self.terminal = np.zeros(capacity, bool)
         self.closed = np.zeros(capacity, bool)
         self.n = 0
 
-    def decide(self, pending, envs, seats, obs, mask, action, logp, value) -> None:
+    def decide(self, pending, envs, seats, obs, mask, action, logp, value, potential=None) -> None:
         """Record decisions of ``seats`` in ``envs``; each closes its seat's open one there."""
         idx = np.arange(self.n, self.n + len(envs))
         self.n += len(envs)
         self.obs[idx], self.mask[idx], self.action[idx] = obs, mask, action
         self.logp[idx], self.value[idx] = logp, value
+        self.potential[idx] = 0.0 if potential is None else potential
         prev = pending[envs, seats]
         had = prev >= 0
         self.next[prev[had]] = idx[had]
@@ -268,17 +317,20 @@ class SeatBook:
         nxt = SeatBook(capacity, self.obs.shape[1], self.mask.shape[1])
         keep = pending[pending >= 0]
         k = len(keep)
-        for name in ("obs", "mask", "action", "logp", "value", "reward"):
+        for name in ("obs", "mask", "action", "logp", "value", "reward", "potential"):
             getattr(nxt, name)[:k] = getattr(self, name)[keep]
         pending[pending >= 0] = np.arange(k)
         nxt.n = k
         return nxt
 
     def advantages(self, gamma: float, lam: float) -> np.ndarray:
-        """GAE along each seat's own sequence, for the closed decisions (NaN for open ones)."""
+        """GAE along each seat's own sequence, for the closed decisions (NaN for open ones),
+        over the rewards plus shaping's gamma * phi(next) - phi (-phi at a game's end)."""
         n = self.n
-        return gae(self.reward[:n], self.value[:n], self.next[:n], self.terminal[:n], self.closed[:n],
-                   gamma, lam)
+        reward = self.reward[:n] - self.potential[:n]
+        follows = self.closed[:n] & ~self.terminal[:n]
+        reward[follows] += gamma * self.potential[self.next[:n][follows]]
+        return gae(reward, self.value[:n], self.next[:n], self.terminal[:n], self.closed[:n], gamma, lam)
 
 
 @nb.njit(cache=True)
@@ -503,6 +555,7 @@ def train(cfg: SelfPlayConfig) -> Path:
     rng = np.random.default_rng([cfg.seed, counters["updates"]])
     obs, mask, seat = venv.reset()
     players = heuristics(cfg.env_id, venv.game, B, cfg.seed) if cfg.heuristic_share > 0 else []
+    phi = SHAPING[cfg.env_id](venv.game.obs_layout, venv.game) if cfg.shaping else None
     role = np.zeros(B, np.int64)               # 0 self-play, -1 heuristic, k > 0 league snapshot k-1
     learner = np.ones((B, P), bool)            # which seats of each env the learner plays
     games = np.zeros(B, np.int64)
@@ -564,7 +617,8 @@ def train(cfg: SelfPlayConfig) -> Path:
                 envs = np.flatnonzero(mine)
                 a, logp, value = act(policy, obs[envs], mask[envs])
                 action[envs] = a
-                book.decide(pending, envs, seat[envs], obs[envs], mask[envs], a, logp, value)
+                book.decide(pending, envs, seat[envs], obs[envs], mask[envs], a, logp, value,
+                            None if phi is None else cfg.shaping * phi(obs[envs]))
                 for k, snapshot in enumerate(league):
                     theirs = np.flatnonzero(~mine & (role == k + 1))
                     if len(theirs):
@@ -657,7 +711,7 @@ def main(args) -> int:
                  snapshot_every="snapshot_every", max_minutes="max_minutes", learning_rate="learning_rate",
                  ent_coef="ent_coef", clip_range="clip_range", seed="seed", out="out", resume="resume",
                  overwrite="overwrite", warm_start="warm_start", warm_start_steps="warm_start_steps",
-                 warm_start_epochs="warm_start_epochs", engine="engine")
+                 warm_start_epochs="warm_start_epochs", engine="engine", shaping="shaping")
     cfg = config_for(args.env_id, env_config=args.config, progress=not args.quiet,
                      **{ours: getattr(args, flag, None) for flag, ours in names.items()})
     out = train(cfg)

@@ -29,7 +29,7 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
                  heuristic_share: float | None = None, invariants_every: int | None = None,
                  max_reports: int = 10) -> dict:
     """Play ``games`` games on both engines; returns counts and the first differences found."""
-    from baralho.agents import make_agent
+    from baralho.agents import heuristic_for
 
     venv = bv.make(env_id, num_envs=batch, seed=seed, engine="compiled", **config)
     knobs = {**DEFAULTS, **getattr(venv.fast, "DIFFERENTIAL", {})}
@@ -38,7 +38,10 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
     game = venv.game
     venv.reset()
     rng = np.random.default_rng(seed)
-    heuristic = make_agent("heuristic", env_id, seed=seed, config=config)
+    # one heuristic per env: Scala 40's keeps a plan across a turn's decisions, and one shared by
+    # the batch played one env's plan in another wherever that was legal there (and replanned at
+    # almost every call)
+    heuristics = [heuristic_for(env_id, game, seed * 10_000_019 + i) for i in range(batch)]
     refs = [game.new_state(rng) for _ in range(batch)]
     for i, s in enumerate(refs):
         venv.set_state(i, s)
@@ -90,7 +93,7 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
                 except AssertionError as err:
                     differ(i, f"invariant: {err}")
             if by_heuristic[i]:
-                actions[i] = heuristic.act({"observation": ref_obs, "action_mask": ref_mask}, f"player_{player}")
+                actions[i] = heuristics[i].act({"observation": ref_obs, "action_mask": ref_mask}, f"player_{player}")
             else:
                 legal = np.flatnonzero(ref_mask)
                 actions[i] = legal[rng.integers(len(legal))]
@@ -114,6 +117,7 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
                     continue
                 refs[i] = game.new_state(rng)
                 venv.set_state(i, refs[i])
+                heuristics[i].reset(seed * 10_000_019 + started)      # no plan carried into the new game
                 game_no[i] = started
                 started += 1
                 redealt = True

@@ -115,6 +115,43 @@ def test_envs_do_not_mix_and_an_opponent_seat_still_ends_the_learners_decision()
     np.testing.assert_allclose(adv[[2, 4]], KNOWN["seat1"], atol=1e-6)
 
 
+def test_shaping_adds_gamma_phi_next_minus_phi_and_minus_phi_at_the_end():
+    # the known game with potentials: seat 0's decisions see phi 0.1 then 0.3, seat 1's -0.2 then 0.05.
+    # Shaped rewards: seat 0: first 0.5 + 0.9*0.3 - 0.1 = 0.67, last 1 - 0.3 = 0.7;
+    # seat 1: first 0 + 0.9*0.05 + 0.2 = 0.245, last -1 - 0.05 = -1.05
+    phis = [0.1, -0.2, 0.3, 0.05]
+    moves = [(0, 0.2, (0, 0)), (1, -0.1, (0.5, 0)), (0, 0.4, (0, 0)), (1, 0.3, (1, -1))]
+    pending, b = np.full((1, 2), -1), book()
+    for t, ((seat, value, reward), phi) in enumerate(zip(moves, phis)):
+        b.decide(pending, np.array([0]), np.array([seat]), np.zeros((1, 3)), np.ones((1, 4), bool),
+                 np.zeros(1, np.int64), np.zeros(1), np.array([value], np.float32), np.array([phi]))
+        step(b, pending, [reward], [t == 3])
+    adv = b.advantages(GAMMA, LAM)
+    last0, last1 = 0.7 - 0.4, -1.05 - 0.3
+    np.testing.assert_allclose(adv, [0.67 + GAMMA * 0.4 - 0.2 + GAMMA * LAM * last0,
+                                     0.245 + GAMMA * 0.3 + 0.1 + GAMMA * LAM * last1, last0, last1], atol=1e-6)
+    # and along a seat's sequence the bonuses telescope to -phi(first) (gamma 1: 0.5 + 1 - 0.1)
+    lam_one = b.advantages(1.0, 1.0)
+    np.testing.assert_allclose(lam_one[0] + 0.2, 0.5 + 1 - 0.1, atol=1e-6)
+
+
+def test_chuche_margin_reads_the_observers_points_against_the_best_other():
+    import baralho
+
+    game = baralho.make("chuche_v1", num_players=3, scope="match").unwrapped.game
+    layout = game.obs_layout
+    obs = np.zeros((2, layout.size), np.int16)
+    obs[0, layout["scores"]] = [20, 50, 10]
+    obs[0, layout["round_points"]] = [5, 0, 30]
+    obs[1, layout["scores"]] = [100, 0, 0]
+    phi = sp.SHAPING["chuche_v1"](layout, game)(obs)
+    np.testing.assert_allclose(phi, [(25 - 50) / 120, 100 / 120])       # the goal at 3 players
+    with pytest.raises(ValueError, match="shaping"):
+        sp.config_for("rodizio_v1", shaping=1.0)
+    with pytest.raises(ValueError, match="shaping"):
+        sp.config_for("chuche_v1", shaping=-1)
+
+
 def test_in_real_play_each_seat_is_credited_its_own_game_return_once():
     import baralho.vector as bv
 
@@ -305,8 +342,8 @@ def test_the_docstring_table_shows_the_defaults():
         cfg = sp.config_for(env_id)
         league = round(1 - cfg.self_share - cfg.heuristic_share, 6)
         assert rows[env_id] == ["compiled" if env_id in bv.COMPILED else "reference", str(cfg.num_envs),
-                                str(cfg.rollout), "x".join(map(str, cfg.net_arch)), f"{cfg.gamma:g}",
+                                str(cfg.rollout), "x".join(map(str, cfg.net_arch)), f"{cfg.gamma:g}", str(cfg.epochs),
                                 f"{cfg.self_share:g} / {cfg.heuristic_share:g} / {league:g}",
-                                cfg.warm_start or "none",
+                                cfg.warm_start or "none", f"{cfg.shaping:g}",
                                 f"{cfg.learning_rate:g} / {cfg.ent_coef:g} / {cfg.clip_range:g}"], \
             f"{env_id}: the table or DEFAULTS is out of date (a new compiled engine wants a bigger batch)"

@@ -70,6 +70,11 @@ from baralho.envs.scala40.observation import (
 from baralho.envs.scala40.rules import ELIMINATION, HAND_SIZE, ROUNDS_PER_HAND, Scala40Game, Scala40State
 
 STATE = Scala40State
+# the differential harness's sampling for this game (baralho/vector/differential.py): its reference
+# and its heuristic are the slowest of the four, so full state checks and invariants at one step in
+# 20 per env (the default 7); the cheap state check (same_state) still runs every step. Half the envs
+# stay with the heuristic: random play seldom reaches the 40-point opening
+DIFFERENTIAL = dict(heuristic_share=0.5, invariants_every=20)
 MAX_PENDING = 16         # the meld being built: at most 14 cards (a full run)
 M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
