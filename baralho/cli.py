@@ -95,8 +95,9 @@ def tournament(args: argparse.Namespace) -> int:
 def train(args: argparse.Namespace) -> int:
     if args.algo == "sb3":
         from baralho.training import train as t
-        if args.shaping is not None:
-            raise SystemExit("baralho train: --shaping is a selfplay setting (--algo sb3 has no shaping)")
+        for flag in ("shaping", "inputs"):
+            if getattr(args, flag) is not None:
+                raise SystemExit(f"baralho train: --{flag} is a selfplay setting (--algo sb3 has no {flag})")
         if args.warm_start == "none":
             args.warm_start = None
         out = Path(args.out or t.TrainConfig.out)
@@ -286,6 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="entropy bonus (default: 0.01; 0 after --warm-start)")
     p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None,
                    help="PPO's clip (default: 0.2; 0.1 after --warm-start)")
+    p.add_argument("--inputs", choices=["raw", "symlog"], default=None,
+                   help="selfplay: the policy's inputs as they are, or each scaled to [-1, 1] by sign(x) log(1+|x|) "
+                        "/ log(1+bound) (default: per game, training/selfplay.py)")
     p.add_argument("--shaping", type=float, default=None,
                    help="selfplay: weight of the score-margin potential added to the rewards (potential-based, "
                         "so the best policy stays the best; 0: off) (default: per game, training/selfplay.py)")

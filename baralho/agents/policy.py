@@ -3,7 +3,8 @@
 A policy is two files side by side, neither of which holds code:
 
     NAME.json   the card: format, env id, config, observation shape, action count,
-                architecture (hidden layer widths of the policy and value nets, activation)
+                architecture (hidden layer widths of the policy and value nets, activation,
+                inputs: "raw" or "symlog", see SymlogInputs; a card without it is "raw")
     NAME.npz    the weights: one float32 array per parameter, read with
                 ``numpy.load(allow_pickle=False)`` (no pickle, no object arrays)
 
@@ -30,6 +31,7 @@ import baralho
 
 FORMAT, VERSION = "baralho-policy", 1
 ACTIVATIONS = ("tanh", "relu")          # torch.nn.Tanh (SB3's PPO default), torch.nn.ReLU
+INPUTS = ("raw", "symlog")              # the observation as it is, or SymlogInputs
 MAX_CARD_BYTES = 1 << 20
 MAX_PTH_BYTES = 1 << 30
 
@@ -67,7 +69,8 @@ def save_policy(policy, path: str | Path, env_id: str, config: dict, **extra) ->
     card = dict(format=FORMAT, version=VERSION, baralho=baralho.__version__, env_id=env_id, config=dict(config),
                 observation_shape=list(policy.observation_space.shape), num_actions=int(policy.action_space.n),
                 net_arch=net_arch_of({k: v.shape for k, v in state.items()}),
-                activation=policy.activation_fn.__name__.lower(), weights=weights_path.name, **extra)
+                activation=policy.activation_fn.__name__.lower(), inputs=getattr(policy, "baralho_inputs", "raw"),
+                weights=weights_path.name, **extra)
     if card["activation"] not in ACTIVATIONS:
         raise PolicyError(f"activation {card['activation']!r} is not one of {ACTIVATIONS}")
     tmp = weights_path.with_name(f".{weights_path.name}.{os.getpid()}.part")
@@ -94,25 +97,55 @@ def read_card(path: str | Path) -> dict:
         raise PolicyError(f"{card_path}: not a {FORMAT} card of version {VERSION}")
     arch = card.get("net_arch")
     ok = (card.get("env_id") in baralho.ENV_IDS and isinstance(card.get("config"), dict)
-          and card.get("activation") in ACTIVATIONS and isinstance(arch, dict) and set(arch) == {"pi", "vf"}
+          and card.get("activation") in ACTIVATIONS and card.get("inputs", "raw") in INPUTS
+          and isinstance(arch, dict) and set(arch) == {"pi", "vf"}
           and all(isinstance(w, int) and not isinstance(w, bool) and 0 < w <= 65536
                   for net in arch.values() if isinstance(net, list) for w in net)
           and all(isinstance(net, list) and len(net) <= 16 for net in arch.values()))
     if not ok:
-        raise PolicyError(f"{card_path}: malformed policy card (env_id, config, net_arch or activation)")
+        raise PolicyError(f"{card_path}: malformed policy card (env_id, config, net_arch, activation or inputs)")
     return card
 
 
-def build_policy(env_id: str, config: dict, net_arch: dict, activation: str = "tanh"):
+def symlog_inputs(space):
+    """SB3's flatten, then each value x as sign(x) log(1 + |x|) / log(1 + b), b its bound in the
+    observation space (max |low|, |high|; at least 1): every input in [-1, 1], flags and one-hots
+    unchanged. The observations are integer counts and points (Chuche's scores reach 140, Scala
+    40's card indices 52): raw, they saturate the first tanh layer. The scale comes from the
+    space alone, so a policy file holds no extra weights for it."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    class SymlogInputs(FlattenExtractor):
+        def __init__(self, observation_space) -> None:
+            super().__init__(observation_space)
+            bound = np.maximum(np.abs(observation_space.low), np.abs(observation_space.high)).astype(np.float64)
+            scale = 1.0 / np.log1p(np.maximum(bound.reshape(-1), 1.0))
+            self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32), persistent=False)
+
+        def forward(self, observations):
+            x = super().forward(observations)
+            return torch.sign(x) * torch.log1p(x.abs()) * self.scale
+
+    return SymlogInputs
+
+
+def build_policy(env_id: str, config: dict, net_arch: dict, activation: str = "tanh", inputs: str = "raw"):
     """An untrained MaskableActorCriticPolicy with this architecture for this env."""
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    if inputs not in INPUTS:
+        raise PolicyError(f"inputs {inputs!r} is not one of {INPUTS}")
     env = baralho.make(env_id, **config)
     space = env.observation_space(env.possible_agents[0])
-    return MaskableActorCriticPolicy(space["observation"], env.action_space(env.possible_agents[0]),
-                                     lambda _: 0.0, net_arch=dict(net_arch),
-                                     activation_fn=torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU)
+    extra = dict(features_extractor_class=symlog_inputs(space["observation"])) if inputs == "symlog" else {}
+    policy = MaskableActorCriticPolicy(space["observation"], env.action_space(env.possible_agents[0]),
+                                       lambda _: 0.0, net_arch=dict(net_arch),
+                                       activation_fn=torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU,
+                                       **extra)
+    policy.baralho_inputs = inputs           # what save_policy writes on the card
+    return policy
 
 
 def load_weights(policy, state: dict) -> None:
@@ -139,7 +172,7 @@ def load_policy(path: str | Path, env_id: str | None = None, config: dict | None
     players = [len(baralho.make(card["env_id"], **c).possible_agents) for c in (card["config"], config)]
     if players[0] != players[1]:
         raise PolicyError(f"{card_path}: trained for {players[0]} players, this env has {players[1]}")
-    policy = build_policy(card["env_id"], config, card["net_arch"], card["activation"])
+    policy = build_policy(card["env_id"], config, card["net_arch"], card["activation"], card.get("inputs", "raw"))
     if list(policy.observation_space.shape) != card["observation_shape"] or \
             policy.action_space.n != card["num_actions"]:
         raise PolicyError(f"{card_path}: trained on observations {card['observation_shape']} and "

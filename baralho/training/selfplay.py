@@ -44,12 +44,12 @@ Every game: learning stops after 18 minutes (``--max-minutes``: issue 24's runs 
 whichever comes first, then the final evaluation and save. Per-game defaults (``DEFAULTS``;
 flags override):
 
-| env | engine | envs | rollout | net | gamma | epochs | self / heur / league | warm start | shaping | lr / ent / clip |
+| env | engine | envs | rollout | net | gamma | epochs | self / heur / league | warm start | shaping | lr/ent/clip |
 |---|---|---:|---:|---|---:|---:|---|---|---:|---|
-| rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 2 | 0.3 / 0.5 / 0.2 | heuristic | 0 | 0.0001 / 0 / 0.1 |
-| chuche_v1 | compiled | 256 | 16 | 256x256 | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | 0 | 0.0003 / 0.01 / 0.2 |
-| roda_de_samba_v1 | compiled | 64 | 64 | 256x256 | 0.995 | 4 | 0.4 / 0.3 / 0.3 | heuristic | 0 | 0.0001 / 0 / 0.1 |
-| scala40_v1 | compiled | 64 | 64 | 128x128 | 0.998 | 4 | 0.4 / 0.3 / 0.3 | heuristic | 0 | 0.0001 / 0 / 0.1 |
+| rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 2 | 0.3 / 0.5 / 0.2 | heuristic | 0 | 0.0001/0/0.1 |
+| chuche_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | 0 | 0.0003/0.01/0.2 |
+| roda_de_samba_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | 0 | 0.0003/0.01/0.2 |
+| scala40_v1 | compiled | 256 | 16 | 128x128 symlog | 0.998 | 1 | 0.4 / 0.3 / 0.3 | heuristic | 0 | 0.0001/0/0.1 |
 
 Measured (2026-12-01, 2 players, short runs on the 2-core machine under a load of 3-5, 200-game
 evaluations, so about +-0.07; every trial is in the commit that set these):
@@ -67,11 +67,19 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
   0.48 at 2M, then flat, final 0.465 [0.425, 0.505] at 9.3M; the same with ``shaping=1`` 0.375 at
   0.5M (0.29 without), 0.46 at 1.5M, then 0.38-0.45 to 5.5M, where I stopped it; with every game against the
   heuristic (self 0 / heuristic 1) 0.455 at 2M, then 0.40-0.46, final 0.442 [0.402, 0.482] at 11.3M
-  (sampling instead of argmax: 0.413). Not yet shown above 0.5: PPO plateaus near 0.46.
+  (sampling instead of argmax: 0.413). PPO plateaus near 0.46 on raw inputs. With ``inputs="symlog"``
+  (these defaults: the zoo's policy, its card in baralho/zoo/v1/chuche_v1.md): 0.46 at 2.5M, 0.54 at
+  4.5M, 0.60 at 7.6M, final 0.578 [0.538, 0.617] over 600 games at 8.1M, 18 min. The scores (to 140)
+  and round points (to 113) had saturated the first tanh layer.
 - roda_de_samba_v1: a warm start on 50k decisions took 4 loaded minutes and cloned poorly
-  (agreement 0.64 on held-out decisions); after 20k PPO decisions 0.035 vs the heuristic. The
-  defaults are still the size-based starting point; the clone is the first thing to fix.
-- scala40_v1: not yet measured; starting point chosen from the game's size.
+  (agreement 0.64 on held-out decisions); after 20k PPO decisions 0.035 vs the heuristic. Alone,
+  these defaults (Chuche's recipe: from scratch, symlog inputs, epochs 1, 256 envs x 16): 0.053 at
+  0.5M, 0.073 at 2M, 0.113 [0.090, 0.141] at 2.5M (about 4,300 decisions/s), rising; stopped there,
+  as 18 minutes would not reach 0.5 at that pace. Not yet shown above 0.5.
+- scala40_v1: alone, these defaults (a warm start, symlog inputs, epochs 1, 256 envs x 16): the clone
+  agrees with the heuristic on 0.830 of held-out decisions (0.790 where there is a choice), then
+  PPO 0.128 [0.104, 0.157] at 0.5M and 0.125 at 1M (8.4 min: the 600-game evaluations of long
+  matches are a third of it); stopped there. Not yet shown above 0.5.
 
 With a warm start the policy first imitates the heuristic on ``warm_start_steps``
 decisions (it plays every seat of the batch; behaviour cloning with
@@ -122,6 +130,7 @@ class SelfPlayConfig:
     epochs: int = 4
     minibatch: int = 2048
     net_arch: tuple[int, ...] = (256, 256)
+    inputs: str = "raw"                # "symlog": each input scaled to [-1, 1] (agents/policy.py symlog_inputs)
     self_share: float = 0.5            # of new games: every seat is the learner
     heuristic_share: float = 0.1       # of new games: the heuristic plays the other seats
     league_size: int = 8               # the rest: a league snapshot plays them (self-play while it is empty)
@@ -145,11 +154,11 @@ DEFAULTS: dict[str, dict] = {
     # measured: see the docstring; 2 epochs of 4096 because the update was 70% of Rodízio's time
     "rodizio_v1": dict(num_envs=1024, rollout=16, net_arch=(128, 128), gamma=0.99, epochs=2, minibatch=4096,
                        self_share=0.3, heuristic_share=0.5, warm_start="heuristic"),
-    "chuche_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), gamma=0.995, epochs=1,
+    "chuche_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), inputs="symlog", gamma=0.995, epochs=1,
                       self_share=0.3, heuristic_share=0.5),
-    "roda_de_samba_v1": dict(num_envs=64, rollout=64, net_arch=(256, 256), gamma=0.995,
-                             self_share=0.4, heuristic_share=0.3, warm_start="heuristic"),
-    "scala40_v1": dict(num_envs=64, rollout=64, net_arch=(128, 128), gamma=0.998,
+    "roda_de_samba_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), inputs="symlog", gamma=0.995,
+                             epochs=1, self_share=0.3, heuristic_share=0.5),
+    "scala40_v1": dict(num_envs=256, rollout=16, net_arch=(128, 128), inputs="symlog", gamma=0.998, epochs=1,
                        self_share=0.4, heuristic_share=0.3, warm_start="heuristic"),
 }
 
@@ -194,6 +203,8 @@ def check(cfg: SelfPlayConfig) -> None:
         raise ValueError(f"shaping must be a number >= 0 (0: off), got {cfg.shaping!r}")
     if cfg.shaping and cfg.env_id not in SHAPING:
         raise ValueError(f"shaping: no score-margin potential for {cfg.env_id!r}; have {sorted(SHAPING)}")
+    if cfg.inputs not in ("raw", "symlog"):
+        raise ValueError(f"inputs must be 'raw' or 'symlog', got {cfg.inputs!r}")
     if cfg.warm_start not in (None, "heuristic"):
         raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
 
@@ -523,8 +534,10 @@ def train(cfg: SelfPlayConfig) -> Path:
     if cfg.resume and (out / "checkpoint" / "policy.json").exists():   # the run's own architecture
         from baralho.agents.policy import read_card
 
-        cfg.net_arch = tuple(read_card(out / "checkpoint" / "policy")["net_arch"]["pi"])
-    policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)))
+        card = read_card(out / "checkpoint" / "policy")
+        cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
+    policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
+                          inputs=cfg.inputs)
     policy.set_training_mode(False)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
     counters = dict(updates=0, decisions=0, learner_decisions=0, seconds=0.0, snapshots=0,
@@ -711,7 +724,8 @@ def main(args) -> int:
                  snapshot_every="snapshot_every", max_minutes="max_minutes", learning_rate="learning_rate",
                  ent_coef="ent_coef", clip_range="clip_range", seed="seed", out="out", resume="resume",
                  overwrite="overwrite", warm_start="warm_start", warm_start_steps="warm_start_steps",
-                 warm_start_epochs="warm_start_epochs", engine="engine", shaping="shaping")
+                 warm_start_epochs="warm_start_epochs", engine="engine", shaping="shaping",
+                 inputs="inputs")
     cfg = config_for(args.env_id, env_config=args.config, progress=not args.quiet,
                      **{ours: getattr(args, flag, None) for flag, ours in names.items()})
     out = train(cfg)

@@ -49,7 +49,7 @@ def rate(e: dict) -> str:
     return f"{e['win_rate']:.3f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}] over {e['games']} games"
 
 
-def model_card(summary: dict, curve: str, size: int) -> str:
+def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str:
     """The markdown card of a run, from its summary.json."""
     cfg, final, base = summary["config"], summary["final"], summary["baseline"]
     env_id = cfg["env_id"]
@@ -60,9 +60,11 @@ def model_card(summary: dict, curve: str, size: int) -> str:
     lines = [
         f"# Model card: {env_id} (self-play PPO over baralho.vector)", "",
         f"- **Made by**: {command} (training/selfplay.py; {cfg['engine'] or 'compiled'} engine, "
-        f"{cfg['num_envs']} envs x rollout {cfg['rollout']}, MLP {'x'.join(map(str, cfg['net_arch']))}, "
-        f"gamma {cfg['gamma']:g}, lr {cfg['learning_rate']:g}, entropy {cfg['ent_coef']:g}, clip "
-        f"{cfg['clip_range']:g}, opponents self {cfg['self_share']:g} / heuristic {cfg['heuristic_share']:g} / "
+        f"{cfg['num_envs']} envs x rollout {cfg['rollout']}, MLP {'x'.join(map(str, cfg['net_arch']))} on "
+        f"{cfg.get('inputs', 'raw')} inputs, gamma {cfg['gamma']:g}, {cfg['epochs']} PPO epoch(s) of minibatch "
+        f"{cfg['minibatch']}, lr {cfg['learning_rate']:g}, entropy {cfg['ent_coef']:g}, clip {cfg['clip_range']:g}, "
+        + (f"score-margin shaping x{cfg['shaping']:g}, " if cfg.get("shaping") else "") +
+        f"opponents self {cfg['self_share']:g} / heuristic {cfg['heuristic_share']:g} / "
         f"league {1 - cfg['self_share'] - cfg['heuristic_share']:g}, seed {cfg['seed']}, "
         f"env config {cfg['env_config'] or 'default rules'}).",
         f"- **Decisions**: {summary['decisions']:,} env decisions, every seat's "
@@ -76,10 +78,13 @@ def model_card(summary: dict, curve: str, size: int) -> str:
         lines.append(f"- **Warm start**: behaviour cloning of the heuristic on {w['steps']:,} decisions "
                      f"({w['episodes']:,} games); held-out agreement {w['accuracy']:.3f} "
                      f"({w['choice_accuracy']:.3f} where there was a choice).")
+    if alone:
+        lines.append("- **Measured alone**: nothing else ran on the 2-core machine during the run (no test run, "
+                     "no second training, no helper), so its wall time and throughput are the machine's.")
     if loads:
         lines.append(f"- **Machine**: 1-minute load average {min(loads):.1f}-{max(loads):.1f} at the evaluations "
-                     f"(2 cores: about 1-2 is this run alone; more means the figures above were measured "
-                     f"with other work running).")
+                     f"(2 cores; the run's own two torch threads make about 2: more means other work ran "
+                     f"beside it).")
     lines += [f"- **Size**: {size / 2**20:.2f} MB.", "",
               "## Win rates against the heuristic (every deal from every seat, Wilson 95% CI)", "",
               f"- **Policy (deterministic) vs heuristic: {rate(final)}**",
@@ -91,7 +96,7 @@ def model_card(summary: dict, curve: str, size: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ship(run: str | Path, to: str | Path | None = None) -> Path:
+def ship(run: str | Path, to: str | Path | None = None, alone: bool = False) -> Path:
     """Copy the run's policy into ``to`` (default baralho/zoo/v1) as ENV_ID.json/.npz, with
     ENV_ID.md (the card) and ENV_ID_curve.png; returns the card's path."""
     from baralho.zoo import V1, export
@@ -110,7 +115,7 @@ def ship(run: str | Path, to: str | Path | None = None) -> Path:
     curve = f"{env_id}_curve.png"
     plot(summary, to / curve)
     card = to / f"{env_id}.md"
-    card.write_text(model_card(summary, curve, size))
+    card.write_text(model_card(summary, curve, size, alone))
     return card
 
 
@@ -118,8 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m baralho.zoo.ship", description=__doc__.splitlines()[0])
     p.add_argument("run", help="a finished `baralho train ENV` folder (final.json, final.npz, summary.json)")
     p.add_argument("--to", default=None, help="the zoo folder (default: baralho/zoo/v1)")
+    p.add_argument("--alone", action="store_true",
+                   help="the card states that nothing else ran on the machine during the run (say it only "
+                        "when it is true: issue 24's figures count only then)")
     args = p.parse_args(argv)
-    print(ship(args.run, args.to))
+    print(ship(args.run, args.to, args.alone))
     return 0
 
 

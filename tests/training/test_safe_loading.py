@@ -113,6 +113,35 @@ def test_weights_that_do_not_fit_the_card_are_refused(tmp_path):
         make_agent(f"ppo:{card}", "rodizio_v1")
 
 
+def test_symlog_inputs_are_on_the_card_and_a_policy_plays_the_same_after_loading(tmp_path):
+    import torch
+
+    from baralho.agents.policy import build_policy, load_policy, save_policy
+    from baralho.training.selfplay import forward
+
+    policy = build_policy("chuche_v1", {}, {"pi": [8], "vf": [8]}, inputs="symlog")
+    space = policy.observation_space
+    top = torch.as_tensor(np.maximum(np.abs(space.low), np.abs(space.high)).astype(np.float32)[None])
+    assert torch.allclose(policy.features_extractor(top), torch.ones_like(top))          # a bound is 1
+    assert torch.equal(policy.features_extractor(torch.zeros_like(top)), torch.zeros_like(top))
+    card = save_policy(policy, tmp_path / "p", "chuche_v1", {})
+    assert json.loads(card.read_text())["inputs"] == "symlog"
+    loaded, _ = load_policy(card, "chuche_v1")
+    obs = np.random.default_rng(0).integers(0, 3, (5, space.shape[0])).astype(np.float32)
+    obs[:, -5:] = 140                                    # large counts and points
+    mask = np.ones((5, policy.action_space.n), bool)
+    for a, b in zip(forward(policy, obs, mask), forward(loaded, obs, mask)):
+        assert torch.allclose(a, b)
+    raw, _ = load_policy(card, "chuche_v1")
+    data = json.loads(card.read_text())
+    (tmp_path / "p.json").write_text(json.dumps({k: v for k, v in data.items() if k != "inputs"}))
+    raw, _ = load_policy(card, "chuche_v1")              # a card from before: raw inputs
+    assert raw.baralho_inputs == "raw" and not torch.allclose(forward(raw, obs, mask)[1], forward(policy, obs, mask)[1])
+    (tmp_path / "p.json").write_text(json.dumps(dict(data, inputs="whitened")))
+    with pytest.raises(ValueError, match="inputs"):
+        load_policy(card, "chuche_v1")
+
+
 # ------------------------------------------------------------------ 26.3: one run per --out
 
 def tiny(out: Path, **kw):

@@ -342,8 +342,10 @@ def test_the_docstring_table_shows_the_defaults():
         cfg = sp.config_for(env_id)
         league = round(1 - cfg.self_share - cfg.heuristic_share, 6)
         assert rows[env_id] == ["compiled" if env_id in bv.COMPILED else "reference", str(cfg.num_envs),
-                                str(cfg.rollout), "x".join(map(str, cfg.net_arch)), f"{cfg.gamma:g}", str(cfg.epochs),
+                                str(cfg.rollout),
+                                "x".join(map(str, cfg.net_arch)) + ("" if cfg.inputs == "raw" else f" {cfg.inputs}"),
+                                f"{cfg.gamma:g}", str(cfg.epochs),
                                 f"{cfg.self_share:g} / {cfg.heuristic_share:g} / {league:g}",
                                 cfg.warm_start or "none", f"{cfg.shaping:g}",
-                                f"{cfg.learning_rate:g} / {cfg.ent_coef:g} / {cfg.clip_range:g}"], \
+                                f"{cfg.learning_rate:g}/{cfg.ent_coef:g}/{cfg.clip_range:g}"], \
             f"{env_id}: the table or DEFAULTS is out of date (a new compiled engine wants a bigger batch)"
