@@ -16,9 +16,10 @@ from baralho.vector.differential import differential
 
 GAMES = os.environ.get("BARALHO_DIFF_GAMES")
 # Games per config in the default run: 1,000, except where the reference engine is too slow
-# for that to stay affordable. Scala 40 (reference ~1,000 steps/s in this loop, a hand ~200
-# decisions, a 2-player match ~500): 32 games per config keep its four configs near a minute
-# on one core; BARALHO_DIFF_GAMES=N (or benchmarks.fuzz --differential) plays more.
+# for that to stay affordable. Scala 40 (reference ~2,000 steps/s in this loop, a hand ~200
+# decisions, a 2-player match ~500): its 32 games per config took 9.6 s of worker time for the
+# four configs (measured with a warm cache), so 1,000 would add about 5 worker-minutes;
+# BARALHO_DIFF_GAMES=N (or benchmarks.fuzz --differential) plays more.
 DEFAULT_GAMES = {"scala40_v1": 32}
 
 
