@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import baralho
+from baralho.agents.policy import INPUTS
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -287,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="entropy bonus (default: 0.01; 0 after --warm-start)")
     p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None,
                    help="PPO's clip (default: 0.2; 0.1 after --warm-start)")
-    p.add_argument("--inputs", choices=["raw", "symlog"], default=None,
+    p.add_argument("--inputs", choices=INPUTS, default=None,
                    help="selfplay: the policy's inputs as they are, or each scaled to [-1, 1] by sign(x) log(1+|x|) "
                         "/ log(1+bound) (default: per game, training/selfplay.py)")
     p.add_argument("--shaping", type=float, default=None,

@@ -74,8 +74,7 @@ def _chunk(job: tuple[str, dict, int, int]) -> dict:
 def engine_code(env_id: str) -> str:
     """What a run's games played: git's tree hashes at HEAD of the game's folder, baralho/core
     and baralho/vector; refused while the working tree differs from HEAD there."""
-    game = baralho.env_module(env_id).__name__.rsplit(".", 1)[1].rsplit("_v", 1)[0]
-    paths = [f"baralho/envs/{game}", "baralho/core", "baralho/vector"]
+    paths = [f"baralho/envs/{env_id.rsplit('_v', 1)[0]}", "baralho/core", "baralho/vector"]
     root = Path(__file__).parent.parent
 
     def git(*args: str) -> str:

@@ -107,7 +107,7 @@ def read_card(path: str | Path) -> dict:
     return card
 
 
-def symlog_inputs(space):
+def symlog_inputs():
     """SB3's flatten, then each value x as sign(x) log(1 + |x|) / log(1 + b), b its bound in the
     observation space (max |low|, |high|; at least 1): every input in [-1, 1], flags and one-hots
     unchanged. The observations are integer counts and points (Chuche's scores reach 140, Scala
@@ -139,7 +139,7 @@ def build_policy(env_id: str, config: dict, net_arch: dict, activation: str = "t
         raise PolicyError(f"inputs {inputs!r} is not one of {INPUTS}")
     env = baralho.make(env_id, **config)
     space = env.observation_space(env.possible_agents[0])
-    extra = dict(features_extractor_class=symlog_inputs(space["observation"])) if inputs == "symlog" else {}
+    extra = dict(features_extractor_class=symlog_inputs()) if inputs == "symlog" else {}
     policy = MaskableActorCriticPolicy(space["observation"], env.action_space(env.possible_agents[0]),
                                        lambda _: 0.0, net_arch=dict(net_arch),
                                        activation_fn=torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU,

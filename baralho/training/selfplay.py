@@ -103,6 +103,7 @@ import numpy as np
 
 import baralho
 import baralho.vector as bv
+from baralho.agents.policy import INPUTS
 from baralho.training.stats import wilson_interval
 from baralho.training.tournament import is_win
 
@@ -203,13 +204,18 @@ def check(cfg: SelfPlayConfig) -> None:
         raise ValueError(f"shaping must be a number >= 0 (0: off), got {cfg.shaping!r}")
     if cfg.shaping and cfg.env_id not in SHAPING:
         raise ValueError(f"shaping: no score-margin potential for {cfg.env_id!r}; have {sorted(SHAPING)}")
-    if cfg.inputs not in ("raw", "symlog"):
-        raise ValueError(f"inputs must be 'raw' or 'symlog', got {cfg.inputs!r}")
+    if cfg.inputs not in INPUTS:
+        raise ValueError(f"inputs must be one of {INPUTS}, got {cfg.inputs!r}")
     if cfg.warm_start not in (None, "heuristic"):
         raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
 
 
 # --- reward shaping: the score margin as a potential ------------------------------------------
+
+def lead(rows: np.ndarray) -> np.ndarray:
+    """Per observation, the observer's row (seat-relative: the first) minus the best other's."""
+    return rows[:, 0] - rows[:, 1:].max(1)
+
 
 def chuche_margin(layout, game):
     """Chuche: (the observer's points - the best other seat's) / the goal, points being the
@@ -220,7 +226,7 @@ def chuche_margin(layout, game):
 
     def margin(obs: np.ndarray) -> np.ndarray:
         total = obs[:, scores].astype(np.float32) + obs[:, points]
-        return (total[:, 0] - total[:, 1:].max(1)) / goal
+        return lead(total) / goal
     return margin
 
 
@@ -230,8 +236,7 @@ def roda_de_samba_margin(layout, game):
     fame = layout["fame"]
 
     def margin(obs: np.ndarray) -> np.ndarray:
-        f = obs[:, fame].astype(np.float32)
-        return (f[:, 0] - f[:, 1:].max(1)) / 20.0
+        return lead(obs[:, fame].astype(np.float32)) / 20.0
     return margin
 
 
