@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import baralho
-from baralho.agents.policy import INPUTS
+from baralho.agents.policy import INPUTS, PRIORS
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -96,7 +96,7 @@ def tournament(args: argparse.Namespace) -> int:
 def train(args: argparse.Namespace) -> int:
     if args.algo == "sb3":
         from baralho.training import train as t
-        for flag in ("shaping", "inputs"):
+        for flag in ("shaping", "inputs", "prior"):
             if getattr(args, flag) is not None:
                 raise SystemExit(f"baralho train: --{flag} is a selfplay setting (--algo sb3 has no {flag})")
         if args.warm_start == "none":
@@ -291,6 +291,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--inputs", choices=INPUTS, default=None,
                    help="selfplay: the policy's inputs as they are, or each scaled to [-1, 1] by sign(x) log(1+|x|) "
                         "/ log(1+bound) (default: per game, training/selfplay.py)")
+    p.add_argument("--prior", choices=PRIORS, default=None,
+                   help="selfplay: 'heuristic' adds a learned bonus to the logit of the heuristic's move at every "
+                        "decision (the policy starts as the heuristic; PPO learns where to depart from it; the "
+                        "policy then calls the heuristic in play too); replaces a warm start "
+                        "(default: per game, training/selfplay.py)")
     p.add_argument("--shaping", type=float, default=None,
                    help="selfplay: weight of the score-margin potential added to the rewards (potential-based, "
                         "so the best policy stays the best; 0: off) (default: per game, training/selfplay.py)")

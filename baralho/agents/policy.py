@@ -4,7 +4,8 @@ A policy is two files side by side, neither of which holds code:
 
     NAME.json   the card: format, env id, config, observation shape, action count,
                 architecture (hidden layer widths of the policy and value nets, activation,
-                inputs: "raw" or "symlog", see SymlogInputs; a card without it is "raw")
+                inputs: "raw" or "symlog", see SymlogInputs; a card without it is "raw";
+                prior: "none" or "heuristic", see hinted_logits; a card without it is "none")
     NAME.npz    the weights: one float32 array per parameter, read with
                 ``numpy.load(allow_pickle=False)`` (no pickle, no object arrays)
 
@@ -32,6 +33,7 @@ import baralho
 FORMAT, VERSION = "baralho-policy", 1
 ACTIVATIONS = ("tanh", "relu")          # torch.nn.Tanh (SB3's PPO default), torch.nn.ReLU
 INPUTS = ("raw", "symlog")              # the observation as it is, or SymlogInputs
+PRIORS = ("none", "heuristic")          # the logits as the net gives them, or plus a bonus on the heuristic's move
 MAX_CARD_BYTES = 1 << 20
 MAX_PTH_BYTES = 1 << 30
 
@@ -61,15 +63,24 @@ def net_arch_of(shapes: dict[str, tuple[int, ...]]) -> dict[str, list[int]]:
     return arch
 
 
+def observation_shape(policy) -> list[int]:
+    """The env's observation shape (a policy with the heuristic prior also reads the hint, one-hot)."""
+    shape = list(policy.observation_space.shape)
+    if getattr(policy, "baralho_prior", "none") == "heuristic":
+        shape[0] -= int(policy.action_space.n)
+    return shape
+
+
 def save_policy(policy, path: str | Path, env_id: str, config: dict, **extra) -> Path:
     """Write ``policy`` (a MaskableActorCriticPolicy) as NAME.json + NAME.npz; returns the card."""
     card_path, weights_path = policy_files(path)
     card_path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in policy.state_dict().items()}
     card = dict(format=FORMAT, version=VERSION, baralho=baralho.__version__, env_id=env_id, config=dict(config),
-                observation_shape=list(policy.observation_space.shape), num_actions=int(policy.action_space.n),
+                observation_shape=observation_shape(policy), num_actions=int(policy.action_space.n),
                 net_arch=net_arch_of({k: v.shape for k, v in state.items()}),
                 activation=policy.activation_fn.__name__.lower(), inputs=getattr(policy, "baralho_inputs", "raw"),
+                prior=getattr(policy, "baralho_prior", "none"),
                 weights=weights_path.name, **extra)
     if card["activation"] not in ACTIVATIONS:
         raise PolicyError(f"activation {card['activation']!r} is not one of {ACTIVATIONS}")
@@ -98,12 +109,13 @@ def read_card(path: str | Path) -> dict:
     arch = card.get("net_arch")
     ok = (card.get("env_id") in baralho.ENV_IDS and isinstance(card.get("config"), dict)
           and card.get("activation") in ACTIVATIONS and card.get("inputs", "raw") in INPUTS
+          and card.get("prior", "none") in PRIORS
           and isinstance(arch, dict) and set(arch) == {"pi", "vf"}
           and all(isinstance(w, int) and not isinstance(w, bool) and 0 < w <= 65536
                   for net in arch.values() if isinstance(net, list) for w in net)
           and all(isinstance(net, list) and len(net) <= 16 for net in arch.values()))
     if not ok:
-        raise PolicyError(f"{card_path}: malformed policy card (env_id, config, net_arch, activation or inputs)")
+        raise PolicyError(f"{card_path}: malformed policy card (env_id, config, net_arch, activation, inputs or prior)")
     return card
 
 
@@ -130,22 +142,69 @@ def symlog_inputs():
     return SymlogInputs
 
 
-def build_policy(env_id: str, config: dict, net_arch: dict, activation: str = "tanh", inputs: str = "raw"):
-    """An untrained MaskableActorCriticPolicy with this architecture for this env."""
+def build_policy(env_id: str, config: dict, net_arch: dict, activation: str = "tanh", inputs: str = "raw",
+                 prior: str = "none", prior_weight: float = 4.0):
+    """An untrained MaskableActorCriticPolicy with this architecture for this env; with
+    ``prior="heuristic"`` it has one more parameter, ``prior_weight`` (see hinted_logits)."""
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     if inputs not in INPUTS:
         raise PolicyError(f"inputs {inputs!r} is not one of {INPUTS}")
+    if prior not in PRIORS:
+        raise PolicyError(f"prior {prior!r} is not one of {PRIORS}")
     env = baralho.make(env_id, **config)
-    space = env.observation_space(env.possible_agents[0])
+    space = env.observation_space(env.possible_agents[0])["observation"]
+    actions = env.action_space(env.possible_agents[0])
+    if prior == "heuristic":                 # the net also reads the hint, one-hot after the observation
+        import gymnasium as gym
+
+        space = gym.spaces.Box(np.concatenate([space.low, np.zeros(actions.n)]).astype(np.float32),
+                               np.concatenate([space.high, np.ones(actions.n)]).astype(np.float32))
     extra = dict(features_extractor_class=symlog_inputs()) if inputs == "symlog" else {}
-    policy = MaskableActorCriticPolicy(space["observation"], env.action_space(env.possible_agents[0]),
+    policy = MaskableActorCriticPolicy(space, actions,
                                        lambda _: 0.0, net_arch=dict(net_arch),
                                        activation_fn=torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU,
                                        **extra)
     policy.baralho_inputs = inputs           # what save_policy writes on the card
+    policy.baralho_prior = prior
+    if prior == "heuristic":                 # a parameter of the module: saved, loaded and learned with the rest
+        policy.prior_weight = torch.nn.Parameter(torch.tensor(float(prior_weight)))
+        policy.predict = _predict_needs_a_hint
     return policy
+
+
+def _predict_needs_a_hint(*args, **kwargs):
+    raise PolicyError("this policy plays with the heuristic's move as a hint (its card's prior): SB3's predict() "
+                      "would leave it out; play it with PolicyAgent (ppo:PATH) or hinted_logits")
+
+
+def hinted_logits(policy, observations, hints):
+    """The action logits of a batch of float observations (a tensor) and the value latent.
+
+    A policy with the heuristic prior takes each row's hint (the heuristic's move in that
+    position, an int per row; -1: none): the nets read it one-hot after the observation, and
+    the logits get ``prior_weight`` on it. The policy net's head starts near zero (SB3
+    initialises it with gain 0.01), so a new policy with the prior plays the heuristic's moves
+    (argmax) and samples them with probability e^w / (e^w + legal - 1); PPO then learns where
+    to depart from them, knowing what the heuristic would play (residual policy learning; the
+    heuristic is called at every decision, in training and in play)."""
+    import torch
+
+    hinted = getattr(policy, "baralho_prior", "none") == "heuristic"
+    if hinted:
+        if hints is None:
+            raise PolicyError("this policy plays with the heuristic's hint (its card's prior), and none was given")
+        hints = torch.as_tensor(np.asarray(hints, np.int64))
+        rows = (hints >= 0).nonzero()[:, 0]
+        onehot = torch.zeros((len(hints), policy.action_space.n))
+        onehot[rows, hints[rows]] = 1.0
+        observations = torch.cat([observations, onehot], 1)
+    latent_pi, latent_vf = policy.mlp_extractor(policy.features_extractor(observations))
+    logits = policy.action_net(latent_pi)
+    if hinted:
+        logits = logits + policy.prior_weight * onehot
+    return logits, latent_vf
 
 
 def load_weights(policy, state: dict) -> None:
@@ -172,12 +231,13 @@ def load_policy(path: str | Path, env_id: str | None = None, config: dict | None
     players = [len(baralho.make(card["env_id"], **c).possible_agents) for c in (card["config"], config)]
     if players[0] != players[1]:
         raise PolicyError(f"{card_path}: trained for {players[0]} players, this env has {players[1]}")
-    policy = build_policy(card["env_id"], config, card["net_arch"], card["activation"], card.get("inputs", "raw"))
-    if list(policy.observation_space.shape) != card["observation_shape"] or \
+    policy = build_policy(card["env_id"], config, card["net_arch"], card["activation"], card.get("inputs", "raw"),
+                          card.get("prior", "none"))
+    if observation_shape(policy) != card["observation_shape"] or \
             policy.action_space.n != card["num_actions"]:
         raise PolicyError(f"{card_path}: trained on observations {card['observation_shape']} and "
                           f"{card['num_actions']} actions, this env ({card['env_id']} {config}) has "
-                          f"{list(policy.observation_space.shape)} and {policy.action_space.n}")
+                          f"{observation_shape(policy)} and {policy.action_space.n}")
     want = {k: v.numel() * 4 for k, v in policy.state_dict().items()}
     try:
         if not weights_path.is_file():
@@ -221,7 +281,9 @@ def weights_from_sb3_zip(path: str | Path) -> dict:
 
 
 class PolicyAgent:
-    """Acts with a trained policy (NAME.json + NAME.npz): deterministic by default, always within the mask."""
+    """Acts with a trained policy (NAME.json + NAME.npz): deterministic by default, always within the
+    mask. A policy with the heuristic prior (its card's ``prior``) asks its own heuristic for the
+    hint at every decision."""
 
     def __init__(self, path: str | Path, env_id: str | None = None, seed: int | None = None,
                  deterministic: bool = True, config: dict | None = None) -> None:
@@ -232,13 +294,37 @@ class PolicyAgent:
         self.deterministic = deterministic
         self.name = f"ppo:{policy_files(path)[0].stem}"
         self.rng = np.random.default_rng(seed)
+        self.hint = None
+        if self.card.get("prior", "none") == "heuristic":
+            from baralho.agents import heuristic_for
+
+            game = baralho.make(self.card["env_id"], **(self.card["config"] if config is None else config))
+            self.hint = heuristic_for(self.card["env_id"], game.unwrapped.game, seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+            if self.hint is not None:
+                self.hint.reset(seed)
 
     def act(self, observation: dict, agent_id: str) -> int:
+        import torch
+
         mask = observation["action_mask"].astype(bool)
-        action, _ = self.policy.predict(observation["observation"], action_masks=mask,
-                                        deterministic=self.deterministic)
-        return int(action)
+        if self.hint is None:
+            action, _ = self.policy.predict(observation["observation"], action_masks=mask,
+                                            deterministic=self.deterministic)
+            return int(action)
+        hint = self.hint.act(observation, agent_id)
+        with torch.no_grad():
+            x = torch.as_tensor(np.asarray(observation["observation"], np.float32)[None])
+            logits = hinted_logits(self.policy, x, [hint])[0][0].numpy().astype(np.float64)
+        logits[~mask] = -np.inf
+        if self.deterministic:
+            action = int(logits.argmax())
+        else:
+            p = np.exp(logits - logits.max())
+            action = int(self.rng.choice(len(p), p=p / p.sum()))
+        if action != hint and hasattr(self.hint, "plan"):
+            self.hint.plan = []       # Scala 40's heuristic keeps a plan across a turn: not ours any more
+        return action

@@ -19,6 +19,12 @@
    a compiled one, so ``heuristic_share`` is small on a compiled engine; what it cost in a
    run is in ``summary.json`` (``seconds_this_invocation``: env, net, heuristic, update,
    eval). The shares are per-game defaults (table below).
+   With ``prior="heuristic"`` (``--prior heuristic``) the heuristic is asked for its move at
+   every decision of every env (the hint), and the policy's logits get a learned bonus,
+   ``prior_weight`` (from 4), on the hint (``agents.policy.hinted_logits``): a new policy plays
+   the heuristic's moves and PPO learns where to depart from them. It costs a heuristic call
+   per decision, in training and in play (``ppo:`` asks its own heuristic), and replaces a
+   warm start.
 4. **Per-seat crediting.** A decision's reward is everything its seat receives from that
    decision until the same seat's next decision in the same game, or until the game ends
    (the terminal reward included); GAE then runs along each seat's own decision sequence
@@ -39,17 +45,17 @@
 7. ``out/final.json`` + ``final.npz`` is the policy; ``out/summary.json`` the run's figures,
    including its throughput: env decisions and learner decisions per second, whole run.
 
-Every game: learning stops after 18 minutes (``--max-minutes``: issue 24's runs are one
-``baralho train ENV_ID`` each, four games back to back) or 50M env decisions (``--timesteps``),
-whichever comes first, then the final evaluation and save. Per-game defaults (``DEFAULTS``;
+Every game: learning stops after its ``minutes`` (``--max-minutes``; issue 24 allows one
+``baralho train ENV_ID`` an hour, the final evaluation included) or 50M env decisions
+(``--timesteps``), whichever comes first, then the final evaluation and save. Per-game defaults (``DEFAULTS``;
 flags override):
 
-| env | engine | envs | rollout | net | gamma | epochs | self / heur / league | warm start | shaping | lr/ent/clip |
-|---|---|---:|---:|---|---:|---:|---|---|---:|---|
-| rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 2 | 0.3 / 0.5 / 0.2 | heuristic | 0 | 0.0001/0/0.1 |
-| chuche_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | 0 | 0.0003/0.01/0.2 |
-| roda_de_samba_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | 0 | 0.0003/0.01/0.2 |
-| scala40_v1 | compiled | 256 | 16 | 128x128 symlog | 0.998 | 1 | 0.4 / 0.3 / 0.3 | heuristic | 0 | 0.0001/0/0.1 |
+| env | engine | envs | rollout | net | gamma | epochs | self / heur / league | warm start | prior | shaping | lr/ent/clip | minutes |
+|---|---|---:|---:|---|---:|---:|---|---|---|---:|---|---:|
+| rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 2 | 0.3 / 0.5 / 0.2 | heuristic | none | 0 | 0.0001/0/0.1 | 18 |
+| chuche_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | none | 0 | 0.0003/0.01/0.2 | 18 |
+| roda_de_samba_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 4 | 0.3 / 0.5 / 0.2 | none | heuristic | 0 | 0.0003/0/0.2 | 50 |
+| scala40_v1 | compiled | 256 | 16 | 128x128 symlog | 0.998 | 1 | 0.4 / 0.3 / 0.3 | heuristic | none | 0 | 0.0001/0/0.1 | 18 |
 
 Measured (2026-12-01, 2 players, short runs on the 2-core machine under a load of 3-5, 200-game
 evaluations, so about +-0.07; every trial is in the commit that set these):
@@ -75,7 +81,13 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
   (agreement 0.64 on held-out decisions); after 20k PPO decisions 0.035 vs the heuristic. Alone,
   these defaults (Chuche's recipe: from scratch, symlog inputs, epochs 1, 256 envs x 16): 0.053 at
   0.5M, 0.073 at 2M, 0.113 [0.090, 0.141] at 2.5M (about 4,300 decisions/s), rising; stopped there,
-  as 18 minutes would not reach 0.5 at that pace. Not yet shown above 0.5.
+  as 18 minutes would not reach 0.5 at that pace. With the heuristic prior (the policy starts as
+  the heuristic; 200-game evaluations, +-0.07, each run sharing the machine with a differential run,
+  one torch thread, so decisions not minutes): GENTLE steps (lr 1e-4, clip 0.1, 1 epoch) 0.50 at
+  0.25M with an approx KL of 0.0000 (the policy did not move); lr 3e-4, clip 0.2, 4 epochs of 512:
+  0.52, 0.48, 0.465 at 0.2/0.4/0.6M (drifting down while the critic was still untrained); the same
+  with 400k decisions of critic warm-up: 0.50, 0.50, 0.445, 0.50, 0.505, 0.525 from 0.2M to 1.26M.
+  These defaults add the hint as an input to the nets. Not yet shown above 0.5.
 - scala40_v1: alone, these defaults (a warm start, symlog inputs, epochs 1, 256 envs x 16): the clone
   agrees with the heuristic on 0.830 of held-out decisions (0.790 where there is a choice), then
   PPO 0.128 [0.104, 0.157] at 0.5M and 0.125 at 1M (8.4 min: the 600-game evaluations of long
@@ -103,7 +115,7 @@ import numpy as np
 
 import baralho
 import baralho.vector as bv
-from baralho.agents.policy import INPUTS
+from baralho.agents.policy import INPUTS, PRIORS, hinted_logits
 from baralho.training.stats import wilson_interval
 from baralho.training.tournament import is_win
 
@@ -132,6 +144,9 @@ class SelfPlayConfig:
     minibatch: int = 2048
     net_arch: tuple[int, ...] = (256, 256)
     inputs: str = "raw"                # "symlog": each input scaled to [-1, 1] (agents/policy.py symlog_inputs)
+    prior: str = "none"                # "heuristic": the logits get prior_weight on the heuristic's move
+    prior_weight: float = 4.0          # (agents/policy.py hinted_logits); its starting value, then learned
+    critic_warmup: int = 0             # decisions at the start during which only the value net learns
     self_share: float = 0.5            # of new games: every seat is the learner
     heuristic_share: float = 0.1       # of new games: the heuristic plays the other seats
     league_size: int = 8               # the rest: a league snapshot plays them (self-play while it is empty)
@@ -157,8 +172,11 @@ DEFAULTS: dict[str, dict] = {
                        self_share=0.3, heuristic_share=0.5, warm_start="heuristic"),
     "chuche_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), inputs="symlog", gamma=0.995, epochs=1,
                       self_share=0.3, heuristic_share=0.5),
+    # the heuristic prior; 4 epochs of 512 and a critic warm-up, as GENTLE steps left the policy where it began
     "roda_de_samba_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), inputs="symlog", gamma=0.995,
-                             epochs=1, self_share=0.3, heuristic_share=0.5),
+                             epochs=4, minibatch=512, self_share=0.3, heuristic_share=0.5, prior="heuristic",
+                             critic_warmup=400_000, learning_rate=3e-4, ent_coef=0.0, clip_range=0.2,
+                             max_minutes=50.0),
     "scala40_v1": dict(num_envs=256, rollout=16, net_arch=(128, 128), inputs="symlog", gamma=0.998, epochs=1,
                        self_share=0.4, heuristic_share=0.3, warm_start="heuristic"),
 }
@@ -172,6 +190,8 @@ def config_for(env_id: str, **overrides) -> SelfPlayConfig:
     settings = {**DEFAULTS.get(env_id, {}), **given}
     if settings.get("warm_start") == "none":
         settings["warm_start"] = given["warm_start"] = None
+    if settings.get("prior") == "heuristic" and "warm_start" not in given:
+        settings["warm_start"] = None           # the prior starts at the heuristic's moves: no clone first
     if settings.get("warm_start"):
         settings = {**DEFAULTS.get(env_id, {}), **GENTLE, **given}
     for key, value in settings.items():
@@ -190,7 +210,7 @@ def check(cfg: SelfPlayConfig) -> None:
                 "warm_start_steps", "warm_start_epochs"):
         if not isinstance(getattr(cfg, key), int) or getattr(cfg, key) < 1:
             raise ValueError(f"{key} must be a positive integer, got {getattr(cfg, key)!r}")
-    for key in ("snapshot_every", "eval_every", "league_size"):
+    for key in ("snapshot_every", "eval_every", "league_size", "critic_warmup"):
         if not isinstance(getattr(cfg, key), int) or getattr(cfg, key) < 0:
             raise ValueError(f"{key} must be an integer >= 0 (0: never), got {getattr(cfg, key)!r}")
     if not (0 <= cfg.self_share and 0 <= cfg.heuristic_share and cfg.self_share + cfg.heuristic_share <= 1):
@@ -206,6 +226,13 @@ def check(cfg: SelfPlayConfig) -> None:
         raise ValueError(f"shaping: no score-margin potential for {cfg.env_id!r}; have {sorted(SHAPING)}")
     if cfg.inputs not in INPUTS:
         raise ValueError(f"inputs must be one of {INPUTS}, got {cfg.inputs!r}")
+    if cfg.prior not in PRIORS:
+        raise ValueError(f"prior must be one of {PRIORS}, got {cfg.prior!r}")
+    if not (isinstance(cfg.prior_weight, (int, float)) and 0 < cfg.prior_weight < 50):
+        raise ValueError(f"prior_weight must be a number in (0, 50), got {cfg.prior_weight!r}")
+    if cfg.prior == "heuristic" and cfg.warm_start:
+        raise ValueError("prior='heuristic' already starts at the heuristic's moves: no warm start with it "
+                         "(--warm-start none)")
     if cfg.warm_start not in (None, "heuristic"):
         raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
 
@@ -251,25 +278,25 @@ SHAPING = {"chuche_v1": chuche_margin, "roda_de_samba_v1": roda_de_samba_margin}
 
 # --- the network: an SB3 policy module, driven by hand ---------------------------------------
 
-def forward(policy, obs: np.ndarray, mask: np.ndarray):
-    """(masked logits, values) for a batch of float observations and int8/bool masks."""
+def forward(policy, obs: np.ndarray, mask: np.ndarray, hint: np.ndarray | None = None):
+    """(masked logits, values) for a batch of float observations and int8/bool masks (and, for a
+    policy with the heuristic prior, the heuristic's move in each row)."""
     import torch
 
     x = torch.as_tensor(obs, dtype=torch.float32)
-    latent_pi, latent_vf = policy.mlp_extractor(policy.features_extractor(x))
-    logits = policy.action_net(latent_pi)
+    logits, latent_vf = hinted_logits(policy, x, hint)
     legal = torch.as_tensor(np.asarray(mask, bool))
     return logits.masked_fill(~legal, -1e8), policy.value_net(latent_vf).squeeze(-1)
 
 
-def act(policy, obs, mask, deterministic: bool = False):
+def act(policy, obs, mask, deterministic: bool = False, hint=None):
     """Actions, their log-probabilities and the values, one forward pass, no gradient."""
     import torch
 
     if len(obs) == 0:               # every env waits on an opponent this step
         return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32)
     with torch.no_grad():
-        logits, values = forward(policy, obs, mask)
+        logits, values = forward(policy, obs, mask, hint)
         # Categorical(logits=logits)'s sample and log_prob, op for op (same numbers, same draws
         # from torch's generator), without its per-call argument checks and broadcasting: they
         # were a third of this call's time on a batch of 64 (a test keeps the two equal)
@@ -300,18 +327,20 @@ class SeatBook:
         self.value = np.zeros(capacity, np.float32)
         self.reward = np.zeros(capacity, np.float32)
         self.potential = np.zeros(capacity, np.float32)      # shaping's phi at the decision (0: off)
+        self.hint = np.full(capacity, -1, np.int64)           # the heuristic's move there (the prior; -1: off)
         self.next = np.full(capacity, -1, np.int64)
         self.terminal = np.zeros(capacity, bool)
         self.closed = np.zeros(capacity, bool)
         self.n = 0
 
-    def decide(self, pending, envs, seats, obs, mask, action, logp, value, potential=None) -> None:
+    def decide(self, pending, envs, seats, obs, mask, action, logp, value, potential=None, hint=None) -> None:
         """Record decisions of ``seats`` in ``envs``; each closes its seat's open one there."""
         idx = np.arange(self.n, self.n + len(envs))
         self.n += len(envs)
         self.obs[idx], self.mask[idx], self.action[idx] = obs, mask, action
         self.logp[idx], self.value[idx] = logp, value
         self.potential[idx] = 0.0 if potential is None else potential
+        self.hint[idx] = -1 if hint is None else hint
         prev = pending[envs, seats]
         had = prev >= 0
         self.next[prev[had]] = idx[had]
@@ -333,7 +362,7 @@ class SeatBook:
         nxt = SeatBook(capacity, self.obs.shape[1], self.mask.shape[1])
         keep = pending[pending >= 0]
         k = len(keep)
-        for name in ("obs", "mask", "action", "logp", "value", "reward", "potential"):
+        for name in ("obs", "mask", "action", "logp", "value", "reward", "potential", "hint"):
             getattr(nxt, name)[:k] = getattr(self, name)[keep]
         pending[pending >= 0] = np.arange(k)
         nxt.n = k
@@ -382,6 +411,14 @@ def heuristic_actions(players, envs, obs, mask, seat) -> np.ndarray:
                      for b in envs], np.int64)
 
 
+def forget_plans(players, envs, action, hint) -> None:
+    """Where a move is not the heuristic's hint, that heuristic's plan for the turn (Scala 40's
+    keeps one across a turn's decisions) no longer matches the position: it plans afresh."""
+    for b in envs[action[envs] != hint[envs]]:
+        if hasattr(players[b], "plan"):
+            players[b].plan = []
+
+
 def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
     """``policy`` (deterministic; None: the heuristic itself) against the heuristic in every
     other seat, on ``deals`` deals from every seat; wins with a Wilson 95% CI."""
@@ -394,11 +431,18 @@ def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
         finished = np.zeros(deals, bool)
         while not finished.all():
             action = mask.argmax(1).astype(np.int64)       # finished envs (re-dealt) idle on a legal move
+            playing = np.flatnonzero(~finished)
             mine = np.flatnonzero(~finished & (seat == learner)) if policy is not None else np.array([], int)
+            hinted = policy is not None and policy.baralho_prior == "heuristic"
+            # the heuristic's move everywhere it plays, and where the policy takes its hint
+            asked = playing if hinted else np.setdiff1d(playing, mine)
+            action[asked] = heuristic_actions(players, asked, obs, mask, seat)
             if len(mine):
-                action[mine] = act(policy, obs[mine], mask[mine], deterministic=True)[0]
-            theirs = np.setdiff1d(np.flatnonzero(~finished), mine)
-            action[theirs] = heuristic_actions(players, theirs, obs, mask, seat)
+                hint = action.copy()
+                action[mine] = act(policy, obs[mine], mask[mine], deterministic=True,
+                                   hint=hint[mine] if hinted else None)[0]
+                if hinted:
+                    forget_plans(players, mine, action, hint)
             obs, mask, seat, rewards, done = venv.step(action)
             totals[~finished] += rewards[~finished]
             finished |= done
@@ -454,15 +498,18 @@ def clone_heuristic(policy, cfg: SelfPlayConfig, log) -> dict:
 
 # --- the run ------------------------------------------------------------------------------
 
-def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlayConfig, rng) -> dict:
-    """Clipped PPO epochs over the book's closed decisions."""
+def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlayConfig, rng,
+               actor: bool = True) -> dict:
+    """Clipped PPO epochs over the book's closed decisions (``actor=False``: the value loss only,
+    the critic warm-up)."""
     import torch
 
     rows = np.flatnonzero(book.closed[:book.n])
     keys = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
     if len(rows) == 0:              # nothing closed yet (long games, a short rollout): no step
         return dict(dict.fromkeys(keys, 0.0), decisions=0)
-    obs, mask = book.obs[rows], book.mask[rows]
+    obs, mask, hint = book.obs[rows], book.mask[rows], book.hint[rows]
+    hinted = policy.baralho_prior == "heuristic"
     action = torch.as_tensor(book.action[rows])
     old_logp = torch.as_tensor(book.logp[rows])
     advantage = torch.as_tensor(adv[rows])
@@ -470,7 +517,7 @@ def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlay
     stats = []
     for _ in range(cfg.epochs):
         for mb in np.array_split(rng.permutation(len(rows)), max(1, len(rows) // cfg.minibatch)):
-            logits, values = forward(policy, obs[mb], mask[mb])
+            logits, values = forward(policy, obs[mb], mask[mb], hint[mb] if hinted else None)
             dist = torch.distributions.Categorical(logits=logits)
             logp = dist.log_prob(action[mb])
             ratio = (logp - old_logp[mb]).exp()
@@ -479,7 +526,7 @@ def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlay
             pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
             v_loss = 0.5 * ((values - target[mb]) ** 2).mean()
             entropy = dist.entropy().mean()
-            loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+            loss = cfg.vf_coef * v_loss + ((pg_loss - cfg.ent_coef * entropy) if actor else 0.0)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
@@ -541,8 +588,9 @@ def train(cfg: SelfPlayConfig) -> Path:
 
         card = read_card(out / "checkpoint" / "policy")
         cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
+        cfg.prior = card.get("prior", "none")
     policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
-                          inputs=cfg.inputs)
+                          inputs=cfg.inputs, prior=cfg.prior, prior_weight=cfg.prior_weight)
     policy.set_training_mode(False)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
     counters = dict(updates=0, decisions=0, learner_decisions=0, seconds=0.0, snapshots=0,
@@ -572,7 +620,9 @@ def train(cfg: SelfPlayConfig) -> Path:
     B, P = cfg.num_envs, venv.num_players
     rng = np.random.default_rng([cfg.seed, counters["updates"]])
     obs, mask, seat = venv.reset()
-    players = heuristics(cfg.env_id, venv.game, B, cfg.seed) if cfg.heuristic_share > 0 else []
+    hinted = cfg.prior == "heuristic"        # every decision takes the heuristic's move as a hint
+    everyone = np.arange(B)
+    players = heuristics(cfg.env_id, venv.game, B, cfg.seed) if cfg.heuristic_share > 0 or hinted else []
     phi = SHAPING[cfg.env_id](venv.game.obs_layout, venv.game) if cfg.shaping else None
     role = np.zeros(B, np.int64)               # 0 self-play, -1 heuristic, k > 0 league snapshot k-1
     learner = np.ones((B, P), bool)            # which seats of each env the learner plays
@@ -586,7 +636,7 @@ def train(cfg: SelfPlayConfig) -> Path:
             role[envs[role[envs] > 0]] = 0
         learner[envs] = role[envs, None] == 0
         learner[envs, rng.integers(P, size=len(envs))] = True
-        for b in envs[role[envs] == -1]:
+        for b in (envs if hinted else envs[role[envs] == -1]):
             players[b].reset(seed=int(cfg.seed * 1_000_003 + b * 10_007 + games[b]))
         games[envs] += 1
 
@@ -630,34 +680,40 @@ def train(cfg: SelfPlayConfig) -> Path:
             # 1. rollout: every env steps cfg.rollout times
             for _ in range(cfg.rollout):
                 t0 = time.perf_counter()
-                action = np.zeros(B, np.int64)
                 mine = learner[np.arange(B), seat]
+                # the heuristic's move where it plays the seat, and everywhere when the policy takes it as a hint
+                asked = everyone if hinted else np.flatnonzero(~mine & (role == -1))
+                hint = np.full(B, -1, np.int64)
+                hint[asked] = heuristic_actions(players, asked, obs, mask, seat)
+                action = hint.copy()
+                t1 = time.perf_counter()
                 envs = np.flatnonzero(mine)
-                a, logp, value = act(policy, obs[envs], mask[envs])
+                a, logp, value = act(policy, obs[envs], mask[envs], hint=hint[envs] if hinted else None)
                 action[envs] = a
                 book.decide(pending, envs, seat[envs], obs[envs], mask[envs], a, logp, value,
-                            None if phi is None else cfg.shaping * phi(obs[envs]))
+                            None if phi is None else cfg.shaping * phi(obs[envs]), hint[envs] if hinted else None)
                 for k, snapshot in enumerate(league):
                     theirs = np.flatnonzero(~mine & (role == k + 1))
                     if len(theirs):
-                        action[theirs] = act(snapshot, obs[theirs], mask[theirs])[0]
-                t1 = time.perf_counter()
-                theirs = np.flatnonzero(~mine & (role == -1))
-                action[theirs] = heuristic_actions(players, theirs, obs, mask, seat)
+                        action[theirs] = act(snapshot, obs[theirs], mask[theirs],
+                                             hint=hint[theirs] if hinted else None)[0]
+                if hinted:
+                    forget_plans(players, everyone, action, hint)
                 t2 = time.perf_counter()
                 obs, mask, seat, rewards, done = venv.step(action)
                 book.credit(pending, rewards, done)
                 if done.any():
                     new_games(np.flatnonzero(done))
-                split["net"] += t1 - t0
-                split["heuristic"] += t2 - t1
+                split["heuristic"] += t1 - t0
+                split["net"] += t2 - t1
                 split["env"] += time.perf_counter() - t2
             counters["decisions"] += B * cfg.rollout
 
             # 2. PPO on the decisions whose outcome is known; the open ones wait
             t0 = time.perf_counter()
             policy.set_training_mode(True)
-            stats = ppo_update(policy, optimizer, book, book.advantages(cfg.gamma, cfg.gae_lambda), cfg, rng)
+            stats = ppo_update(policy, optimizer, book, book.advantages(cfg.gamma, cfg.gae_lambda), cfg, rng,
+                               actor=counters["decisions"] > cfg.critic_warmup)
             policy.set_training_mode(False)
             book = book.carry(pending, capacity)
             counters["updates"] += 1
@@ -730,7 +786,7 @@ def main(args) -> int:
                  ent_coef="ent_coef", clip_range="clip_range", seed="seed", out="out", resume="resume",
                  overwrite="overwrite", warm_start="warm_start", warm_start_steps="warm_start_steps",
                  warm_start_epochs="warm_start_epochs", engine="engine", shaping="shaping",
-                 inputs="inputs")
+                 inputs="inputs", prior="prior")
     cfg = config_for(args.env_id, env_config=args.config, progress=not args.quiet,
                      **{ours: getattr(args, flag, None) for flag, ours in names.items()})
     out = train(cfg)

@@ -64,6 +64,8 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str
         f"{cfg.get('inputs', 'raw')} inputs, gamma {cfg['gamma']:g}, {cfg['epochs']} PPO epoch(s) of minibatch "
         f"{cfg['minibatch']}, lr {cfg['learning_rate']:g}, entropy {cfg['ent_coef']:g}, clip {cfg['clip_range']:g}, "
         + (f"score-margin shaping x{cfg['shaping']:g}, " if cfg.get("shaping") else "") +
+        (f"the heuristic prior (a learned bonus on the heuristic's move, from {cfg['prior_weight']:g}; "
+         f"the policy calls the heuristic at every decision), " if cfg.get("prior", "none") == "heuristic" else "") +
         f"opponents self {cfg['self_share']:g} / heuristic {cfg['heuristic_share']:g} / "
         f"league {1 - cfg['self_share'] - cfg['heuristic_share']:g}, seed {cfg['seed']}, "
         f"env config {cfg['env_config'] or 'default rules'}).",

@@ -213,3 +213,54 @@ def test_the_train_command_refuses_another_runs_folder(tmp_path, capsys):
     assert main(["train", "chuche_v1", "--out", str(tmp_path), "--quiet", "--resume"]) == 2
     assert "is a run of rodizio_v1 {}, not chuche_v1 {}" in capsys.readouterr().err
     assert json.loads((tmp_path / "run.json").read_text()) == first          # left as it was
+
+
+def test_the_heuristic_prior_is_on_the_card_its_weight_in_the_npz_and_an_agent_plays_the_heuristic(tmp_path):
+    """A new policy with the heuristic prior plays the heuristic's moves (the net's head starts
+    near zero, the prior adds 4 to the hint's logit); saved and loaded it keeps the prior and its
+    weight; ppo: asks its own heuristic for the hint; a card naming another prior is refused."""
+    import torch
+
+    import baralho
+    from baralho.agents import heuristic_for, make_agent
+    from baralho.agents.policy import PolicyError, build_policy, hinted_logits, load_policy, save_policy
+
+    policy = build_policy("rodizio_v1", {}, {"pi": [8], "vf": [8]}, prior="heuristic", prior_weight=2.5)
+    with torch.no_grad():
+        policy.prior_weight.fill_(3.0)                   # a learned value, not the starting one
+    card = save_policy(policy, tmp_path / "p", "rodizio_v1", {})
+    data = json.loads(card.read_text())
+    assert data["prior"] == "heuristic"
+    with np.load(tmp_path / "p.npz") as npz:
+        assert float(npz["prior_weight"]) == 3.0
+    loaded, _ = load_policy(card, "rodizio_v1")
+    assert loaded.baralho_prior == "heuristic" and loaded.prior_weight.item() == 3.0
+    x = torch.zeros((2, 298))                            # Rodizio's observation; the nets read 298 + 18
+    assert data["observation_shape"] == [298] and policy.observation_space.shape == (298 + 18,)
+    onehot = torch.zeros((2, 18))
+    onehot[0, 4] = 1.0                                   # row 0's hint is move 4, row 1 has none
+    with torch.no_grad():
+        net = policy.action_net(policy.mlp_extractor(policy.features_extractor(torch.cat([x, onehot], 1)))[0])
+        hinted = hinted_logits(loaded, x, [4, -1])[0]
+    assert torch.allclose(hinted, net + 3.0 * onehot)
+    with pytest.raises(PolicyError, match="hint"):
+        hinted_logits(loaded, x, None)
+
+    agent, env = make_agent(f"ppo:{card}", "rodizio_v1", seed=3), baralho.make("rodizio_v1")
+    teacher = heuristic_for("rodizio_v1", env.unwrapped.game, 3)
+    env.reset(seed=2)
+    for _, agent_id in zip(range(60), env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        action = agent.act(obs, agent_id)
+        assert action == teacher.act(obs, agent_id)
+        env.step(action)
+    (tmp_path / "p.json").write_text(json.dumps({k: v for k, v in data.items() if k != "prior"}))
+    with pytest.raises(ValueError, match="unexpected or oversized member .prior_weight."):   # a card without it
+        load_policy(card, "rodizio_v1")
+    (tmp_path / "p.json").write_text(json.dumps(dict(data, prior="oracle")))
+    with pytest.raises(ValueError, match="prior"):
+        load_policy(card, "rodizio_v1")
+    with pytest.raises(PolicyError, match="predict"):     # SB3's predict would play without the hint
+        build_policy("rodizio_v1", {}, {"pi": [8], "vf": [8]}, prior="heuristic").predict(np.zeros(298))

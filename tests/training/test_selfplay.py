@@ -293,11 +293,11 @@ def test_ctrl_c_stops_learning_then_evaluates_saves_and_exits_130(tmp_path, monk
 
     real, calls = sp.ppo_update, []
 
-    def interrupted_update(*args):
+    def interrupted_update(*args, **kwargs):
         calls.append(1)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(sp, "ppo_update", interrupted_update)
     assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "100000", "--eval-games", "2",
@@ -346,6 +346,67 @@ def test_the_docstring_table_shows_the_defaults():
                                 "x".join(map(str, cfg.net_arch)) + ("" if cfg.inputs == "raw" else f" {cfg.inputs}"),
                                 f"{cfg.gamma:g}", str(cfg.epochs),
                                 f"{cfg.self_share:g} / {cfg.heuristic_share:g} / {league:g}",
-                                cfg.warm_start or "none", f"{cfg.shaping:g}",
-                                f"{cfg.learning_rate:g}/{cfg.ent_coef:g}/{cfg.clip_range:g}"], \
+                                cfg.warm_start or "none", cfg.prior, f"{cfg.shaping:g}",
+                                f"{cfg.learning_rate:g}/{cfg.ent_coef:g}/{cfg.clip_range:g}",
+                                f"{cfg.max_minutes:g}"], \
             f"{env_id}: the table or DEFAULTS is out of date (a new compiled engine wants a bigger batch)"
+
+
+@pytest.mark.parametrize("env_id, config", [("rodizio_v1", {}), ("scala40_v1", {"scope": "hand"})])
+def test_a_new_policy_with_the_heuristic_prior_plays_as_the_heuristic(env_id, config):
+    """Evaluated against the heuristic, a new prior policy plays every deal exactly as the heuristic
+    does against itself (Scala 40's heuristic keeps a plan across the turn: the hint is the plan's move)."""
+    from baralho.agents.policy import build_policy
+
+    cfg = sp.config_for(env_id, env_config=config, prior="heuristic")
+    policy = build_policy(env_id, config, dict(pi=[16], vf=[16]), inputs="symlog", prior="heuristic")
+    policy.set_training_mode(False)
+    assert sp.evaluate(policy, cfg, 6, 11) == sp.evaluate(None, cfg, 6, 11)
+
+
+def test_a_tiny_run_with_the_heuristic_prior_learns_its_weight_and_resumes_with_it(tmp_path):
+    from baralho.agents import make_agent
+
+    out = sp.train(tiny(tmp_path, prior="heuristic", decisions=1024))
+    s = json.loads((out / "summary.json").read_text())
+    agent = make_agent(f"ppo:{out / 'final'}", "rodizio_v1")
+    assert agent.card["prior"] == "heuristic" and agent.policy.prior_weight.item() != 4.0   # learned
+    assert s["seconds_this_invocation"]["heuristic"] > 0 and s["config"]["prior"] == "heuristic"
+    sp.train(tiny(tmp_path, decisions=1536, resume=True))          # the run's prior, not this config's none
+    assert make_agent(f"ppo:{out / 'final'}", "rodizio_v1").card["prior"] == "heuristic"
+
+
+def test_the_heuristic_prior_replaces_a_default_warm_start_and_is_refused_beside_one():
+    cfg = sp.config_for("scala40_v1", prior="heuristic")
+    assert cfg.warm_start is None and cfg.clip_range == 0.2          # PPO's own steps, not GENTLE's
+    with pytest.raises(ValueError, match="no warm start with it"):
+        sp.config_for("scala40_v1", prior="heuristic", warm_start="heuristic")
+    with pytest.raises(ValueError, match="prior must be one of"):
+        sp.config_for("rodizio_v1", prior="oracle")
+    with pytest.raises(ValueError, match="prior_weight"):
+        sp.config_for("rodizio_v1", prior="heuristic", prior_weight=0)
+
+
+def test_the_critic_warm_up_moves_the_value_net_only():
+    import torch
+
+    from baralho.agents.policy import build_policy
+
+    policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]), prior="heuristic")
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    b, pending = sp.SeatBook(64, 298, 18), np.full((16, 2), -1, np.int64)
+    rng = np.random.default_rng(0)
+    for t in range(3):
+        envs = np.arange(16)
+        obs, mask = rng.normal(size=(16, 298)), np.ones((16, 18), bool)
+        a, logp, v = sp.act(policy, obs, mask, hint=np.full(16, 2))
+        b.decide(pending, envs, np.full(16, t % 2), obs, mask, a, logp, v, hint=np.full(16, 2))
+        b.credit(pending, rng.normal(size=(16, 2)).astype(np.float32), np.full(16, t == 2))
+    before = {k: v.clone() for k, v in policy.state_dict().items()}
+    cfg = sp.config_for("rodizio_v1", minibatch=16, epochs=2)
+    sp.ppo_update(policy, optimizer, b, b.advantages(0.99, 0.95), cfg, rng, actor=False)
+    moved = {k for k, v in policy.state_dict().items() if not torch.equal(v, before[k])}
+    assert moved and all(k.startswith(("mlp_extractor.value_net", "value_net")) for k in moved), moved
+    sp.ppo_update(policy, optimizer, b, b.advantages(0.99, 0.95), cfg, rng)
+    moved = {k for k, v in policy.state_dict().items() if not torch.equal(v, before[k])}
+    assert "prior_weight" in moved and "action_net.weight" in moved
