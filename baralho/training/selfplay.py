@@ -176,7 +176,7 @@ DEFAULTS: dict[str, dict] = {
     "roda_de_samba_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), inputs="symlog", gamma=0.995,
                              epochs=4, minibatch=512, self_share=0.3, heuristic_share=0.5, prior="heuristic",
                              critic_warmup=400_000, learning_rate=3e-4, ent_coef=0.0, clip_range=0.2,
-                             max_minutes=50.0),
+                             max_minutes=50.0, eval_every=2_000_000),   # a 600-game evaluation: ~1.5 min
     "scala40_v1": dict(num_envs=256, rollout=16, net_arch=(128, 128), inputs="symlog", gamma=0.998, epochs=1,
                        self_share=0.4, heuristic_share=0.3, warm_start="heuristic"),
 }
