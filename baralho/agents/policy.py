@@ -207,6 +207,13 @@ def hinted_logits(policy, observations, hints):
     return logits, latent_vf
 
 
+def forget_plan(heuristic, action: int, hint: int) -> None:
+    """A move other than the heuristic's hint leaves the heuristic's plan for the turn (Scala 40's
+    keeps one across a turn's decisions) off the position: it plans afresh at its next call."""
+    if action != hint and hasattr(heuristic, "plan"):
+        heuristic.plan = []
+
+
 def load_weights(policy, state: dict) -> None:
     import torch
 
@@ -325,6 +332,5 @@ class PolicyAgent:
         else:
             p = np.exp(logits - logits.max())
             action = int(self.rng.choice(len(p), p=p / p.sum()))
-        if action != hint and hasattr(self.hint, "plan"):
-            self.hint.plan = []       # Scala 40's heuristic keeps a plan across a turn: not ours any more
+        forget_plan(self.hint, action, hint)
         return action

@@ -118,7 +118,7 @@ import numpy as np
 
 import baralho
 import baralho.vector as bv
-from baralho.agents.policy import INPUTS, PRIORS, hinted_logits
+from baralho.agents.policy import INPUTS, PRIORS, forget_plan, hinted_logits
 from baralho.training.stats import wilson_interval
 from baralho.training.tournament import is_win
 
@@ -415,17 +415,16 @@ def heuristic_actions(players, envs, obs, mask, seat) -> np.ndarray:
 
 
 def forget_plans(players, envs, action, hint) -> None:
-    """Where a move is not the heuristic's hint, that heuristic's plan for the turn (Scala 40's
-    keeps one across a turn's decisions) no longer matches the position: it plans afresh."""
+    """agents.policy.forget_plan for each env of ``envs``."""
     for b in envs[action[envs] != hint[envs]]:
-        if hasattr(players[b], "plan"):
-            players[b].plan = []
+        forget_plan(players[b], action[b], hint[b])
 
 
 def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
     """``policy`` (deterministic; None: the heuristic itself) against the heuristic in every
     other seat, on ``deals`` deals from every seat; wins with a Wilson 95% CI."""
     wins = games = 0
+    hinted = policy is not None and policy.baralho_prior == "heuristic"
     for learner in range(baralho.make(cfg.env_id, **cfg.env_config).unwrapped.game.num_players):
         venv = bv.make(cfg.env_id, deals, seed, engine=cfg.engine, **cfg.env_config)   # same deals each seat
         obs, mask, seat = venv.reset()
@@ -436,7 +435,6 @@ def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
             action = mask.argmax(1).astype(np.int64)       # finished envs (re-dealt) idle on a legal move
             playing = np.flatnonzero(~finished)
             mine = np.flatnonzero(~finished & (seat == learner)) if policy is not None else np.array([], int)
-            hinted = policy is not None and policy.baralho_prior == "heuristic"
             # the heuristic's move everywhere it plays, and where the policy takes its hint
             asked = playing if hinted else np.setdiff1d(playing, mine)
             action[asked] = heuristic_actions(players, asked, obs, mask, seat)
@@ -511,8 +509,7 @@ def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlay
     keys = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
     if len(rows) == 0:              # nothing closed yet (long games, a short rollout): no step
         return dict(dict.fromkeys(keys, 0.0), decisions=0)
-    obs, mask, hint = book.obs[rows], book.mask[rows], book.hint[rows]
-    hinted = policy.baralho_prior == "heuristic"
+    obs, mask, hint = book.obs[rows], book.mask[rows], book.hint[rows]     # hint -1: none (no prior)
     action = torch.as_tensor(book.action[rows])
     old_logp = torch.as_tensor(book.logp[rows])
     advantage = torch.as_tensor(adv[rows])
@@ -520,7 +517,7 @@ def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlay
     stats = []
     for _ in range(cfg.epochs):
         for mb in np.array_split(rng.permutation(len(rows)), max(1, len(rows) // cfg.minibatch)):
-            logits, values = forward(policy, obs[mb], mask[mb], hint[mb] if hinted else None)
+            logits, values = forward(policy, obs[mb], mask[mb], hint[mb])
             dist = torch.distributions.Categorical(logits=logits)
             logp = dist.log_prob(action[mb])
             ratio = (logp - old_logp[mb]).exp()
@@ -686,20 +683,19 @@ def train(cfg: SelfPlayConfig) -> Path:
                 mine = learner[np.arange(B), seat]
                 # the heuristic's move where it plays the seat, and everywhere when the policy takes it as a hint
                 asked = everyone if hinted else np.flatnonzero(~mine & (role == -1))
-                hint = np.full(B, -1, np.int64)
+                hint = np.full(B, -1, np.int64)     # -1 where not asked: no hint (so none without the prior)
                 hint[asked] = heuristic_actions(players, asked, obs, mask, seat)
                 action = hint.copy()
                 t1 = time.perf_counter()
                 envs = np.flatnonzero(mine)
-                a, logp, value = act(policy, obs[envs], mask[envs], hint=hint[envs] if hinted else None)
+                a, logp, value = act(policy, obs[envs], mask[envs], hint=hint[envs])
                 action[envs] = a
                 book.decide(pending, envs, seat[envs], obs[envs], mask[envs], a, logp, value,
-                            None if phi is None else cfg.shaping * phi(obs[envs]), hint[envs] if hinted else None)
+                            None if phi is None else cfg.shaping * phi(obs[envs]), hint[envs])
                 for k, snapshot in enumerate(league):
                     theirs = np.flatnonzero(~mine & (role == k + 1))
                     if len(theirs):
-                        action[theirs] = act(snapshot, obs[theirs], mask[theirs],
-                                             hint=hint[theirs] if hinted else None)[0]
+                        action[theirs] = act(snapshot, obs[theirs], mask[theirs], hint=hint[theirs])[0]
                 if hinted:
                     forget_plans(players, everyone, action, hint)
                 t2 = time.perf_counter()
