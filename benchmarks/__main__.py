@@ -303,8 +303,8 @@ def ladder_section(stamp: str | None = None) -> list[str]:
           "each block); embedded here as they were last run.", ""]
     if retired:
         md += [f"The {len(retired)} ladders of the retired v0 envs are kept in `benchmarks/ladder/v0/` "
-               "(not embedded: v1 changed rules and observations). "
-               + ("No v1 ladder has been run yet." if not ladders else ""), ""]
+               "(not embedded: v1 changed rules and observations)."
+               + (" No v1 ladder has been run yet." if not ladders else ""), ""]
     if stamp:
         md += [stamp, ""]
     for path in ladders:
