@@ -90,7 +90,17 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
   These defaults (the hint also an input to the nets), alone on the machine: 0.505 [0.465, 0.545]
   at 2M and 4M decisions, final 0.503 [0.463, 0.543] over 600 games at 5.07M, 50.4 min, 1,677
   decisions/s (seconds: update 1,346, heuristic 1,104, net 456, eval 73, env 19), entropy falling
-  from 0.34 to 0.21: PPO keeps the heuristic's level and finds no better moves. Not shown above 0.5.
+  from 0.34 to 0.21: PPO keeps the heuristic's level and finds no better moves. Expert iteration's
+  first step, distilling the guided search (2026-12-02): ``ismcts:24:g`` (0.75 against the heuristic
+  in 20 games) played 907 games against it (26 min on both cores), 58,595 of its decisions recorded,
+  39,751 searched, 8,573 where the search overruled the heuristic. A policy with the prior fitted to
+  the search's moves (cross-entropy, 6 epochs, games held out) learned the training set's departures,
+  not the held-out ones: it predicted 0.1-5% of those, and by the search's own estimates its moves
+  gained 0.0008 per searched decision on held-out games (the search's own choices: about 0.07); 0.482
+  [0.442, 0.522] against the heuristic over 600 games. Soft targets (a softmax of the search's
+  returns) and a regression on its paired advantages departed far more often and lost (0.19-0.32 on
+  half the data). The search's edge is lookahead in the position, which 40k noisy labels do not teach
+  an MLP. Not shown above 0.5.
 - scala40_v1: alone, these defaults (a warm start, symlog inputs, epochs 1, 256 envs x 16): the clone
   agrees with the heuristic on 0.830 of held-out decisions (0.790 where there is a choice), then
   PPO 0.128 [0.104, 0.157] at 0.5M and 0.125 at 1M (8.4 min: the 600-game evaluations of long
