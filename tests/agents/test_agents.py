@@ -239,10 +239,10 @@ def test_the_zoo_model_loads_by_name_and_plays_legal_moves(env_id):
 
 
 def test_a_game_without_a_zoo_model_is_refused_clearly():
-    # Roda de Samba has no v1 policy yet (Rodízio and Chuche ship one): the v0 ones are retired, and the
+    # Scala 40 has no v1 policy yet (the other three games ship one): the v0 ones are retired, and the
     # message says so
-    with pytest.raises(ValueError, match="no zoo model for 'roda_de_samba_v1'.*v0 policies.*retired"):
-        make_agent("ppo", "roda_de_samba_v1")
+    with pytest.raises(ValueError, match="no zoo model for 'scala40_v1'.*v0 policies.*retired"):
+        make_agent("ppo", "scala40_v1")
 
 
 def test_zoo_export_writes_the_same_policy_as_weights_only(tmp_path):
