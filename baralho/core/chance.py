@@ -41,3 +41,15 @@ class Chance:
         s.draws += 1
         self._scratch.bit_generator.state = pcg64_state(s.seed, s.draws)
         return self._scratch
+
+
+def seeded(seed: int | None) -> np.random.Generator:
+    """A Generator for an agent's tie noise, in the state ``pcg64_state(seed, 0)`` (None: a
+    seed from the OS), so that a compiled twin of the agent loads the same stream with
+    ``fast_chance.seed_event(g, seed, 0)`` and draws the same numbers
+    (``fast_chance.random`` is ``Generator.random``)."""
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    g = np.random.Generator(np.random.PCG64(0))
+    g.bit_generator.state = pcg64_state(int(seed) & _M64, 0)
+    return g

@@ -87,6 +87,12 @@ def next32(g):
 
 
 @jit
+def random(g) -> float:
+    """Generator.random(): the top 53 bits of a 64-bit draw, as a double in [0, 1)."""
+    return np.float64(next64(g) >> U64(11)) * (1.0 / 9007199254740992.0)
+
+
+@jit
 def interval(g, top: int) -> int:
     """random_interval: uniform in 0..top by masked rejection (Generator.shuffle's draw)."""
     if top == 0:

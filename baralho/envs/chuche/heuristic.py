@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from baralho.core.chance import seeded
 from baralho.envs.chuche.actions import (
     A_ADD,
     A_BLOCK,
@@ -64,11 +65,11 @@ class ChucheHeuristic:
     def __init__(self, game, seed: int | None = None) -> None:
         self.game = game
         self.layout = game.obs_layout
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeded(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = seeded(seed)
 
     # ------------------------------------------------------------- helpers
     @staticmethod

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from baralho.core.chance import seeded
 from baralho.envs.roda_de_samba.actions import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE
 from baralho.envs.roda_de_samba.cards import REQ_INSTRUMENT, SPACES, requirements_met
 
@@ -23,7 +24,7 @@ class RodaDeSambaHeuristic:
         game = getattr(game, "reference", game)   # the deck's tables: the rules game's (CompiledGame wraps it)
         self.game = game
         self.deck = d = game.deck
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeded(seed)
         self.kind_inst = list(d.kind_inst)
         self.kind_numidx = [game.encoder.num_index.get(x, -1) for x in d.kind_number]
         self.NI = len(d.inst_names)
@@ -31,7 +32,7 @@ class RodaDeSambaHeuristic:
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = seeded(seed)
 
     # ------------------------------------------------------------ reading obs
     def _read(self, observation: np.ndarray) -> dict:

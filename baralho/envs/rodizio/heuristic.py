@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from baralho.core.chance import seeded
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.rules import EAT, RodizioGame
 
@@ -22,11 +23,11 @@ class RodizioHeuristic:
 
     def __init__(self, game: RodizioGame, seed: int | None = None) -> None:
         self.layout = game.obs_layout
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeded(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = seeded(seed)
 
     def act(self, observation: dict, agent_id: str) -> int:
         obs = self.layout.decode(observation["observation"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from baralho.core.chance import seeded
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40.melds import (
     JOKER,
@@ -108,7 +109,7 @@ class Scala40Heuristic:
         self.reset(seed)
 
     def reset(self, seed=None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeded(seed)
         self.plan: list[int] = []
 
     def act(self, observation: dict, agent_id: str) -> int:
