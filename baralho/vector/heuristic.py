@@ -16,11 +16,12 @@ Env ``i`` of a batch plays as ``heuristic_for(env_id, game, seed=seeds[i])`` wou
 tie noise of both is the PCG64 stream ``chance.seeded(seed)``, and a plan kept across a
 turn's decisions (Scala 40's) is per env. A compiled module provides:
 
-| name | what |
-|---|---|
-| ``memory_dtype(game)`` | one env's record: ``rng`` (uint64[6], a ``fast_chance`` generator), and the game's plan fields; ``plan_len`` (if any) is what ``forget`` clears |
-| ``heuristic_tables(game)`` | a tuple of arrays and numbers (observation offsets, card data) passed last to the kernel |
-| ``act_batch(memory, envs, obs, mask, out, *tables)`` | ``@njit``: ``out[k]`` = env ``envs[k]``'s move, from row ``envs[k]`` of ``obs`` and ``mask`` |
+* ``memory_dtype(game)``: one env's record: ``rng`` (uint64[6], a ``fast_chance``
+  generator) and the game's plan fields; ``plan_len`` (if any) is what ``forget`` clears;
+* ``heuristic_tables(game)``: a tuple of arrays and numbers (observation offsets, card
+  data) passed last to the kernel;
+* ``act_batch(memory, envs, obs, mask, out, *tables)`` (``@njit``): ``out[k]`` is env
+  ``envs[k]``'s move, read from row ``envs[k]`` of ``obs`` and ``mask``.
 """
 
 from __future__ import annotations
