@@ -15,16 +15,17 @@
    learner, every decision trains), a frozen *league* snapshot (one learner seat at random,
    the snapshot plays the others: one batched forward pass per snapshot per step), or the
    *heuristic* (one learner seat, the game's heuristic plays the others). The heuristic is
-   a Python call per decision per env, of the order of a reference-loop step and far above
-   a compiled one, so ``heuristic_share`` is small on a compiled engine; what it cost in a
-   run is in ``summary.json`` (``seconds_this_invocation``: env, net, heuristic, update,
-   eval). The shares are per-game defaults (table below).
+   ``baralho.vector.heuristic.BatchHeuristic``: one call for every env that asks, compiled
+   where the game has a ``fast_heuristic.py`` (a few µs a decision), else a Python call per
+   env (70-130 µs, far above a compiled engine step); what it cost in a run is in
+   ``summary.json`` (``seconds_this_invocation``: env, net, heuristic, update, eval). The
+   shares are per-game defaults (table below).
    With ``prior="heuristic"`` (``--prior heuristic``) the heuristic is asked for its move at
    every decision of every env (the hint), and the policy's logits get a learned bonus,
    ``prior_weight`` (from 4), on the hint (``agents.policy.hinted_logits``): a new policy plays
-   the heuristic's moves and PPO learns where to depart from them. It costs a heuristic call
-   per decision, in training and in play (``ppo:`` asks its own heuristic), and replaces a
-   warm start.
+   the heuristic's moves and PPO learns where to depart from them. It costs a heuristic move
+   per decision, in training and in play (``ppo:`` asks its own heuristic.py, which moves as
+   the compiled one), and replaces a warm start.
 4. **Per-seat crediting.** A decision's reward is everything its seat receives from that
    decision until the same seat's next decision in the same game, or until the game ends
    (the terminal reward included); GAE then runs along each seat's own decision sequence
@@ -132,9 +133,10 @@ import numpy as np
 
 import baralho
 import baralho.vector as bv
-from baralho.agents.policy import INPUTS, PRIORS, forget_plan, hinted_logits
+from baralho.agents.policy import INPUTS, PRIORS, hinted_logits
 from baralho.training.stats import wilson_interval
 from baralho.training.tournament import is_win
+from baralho.vector.heuristic import BatchHeuristic
 
 RUN_FILES = ("pool", "checkpoint", "tb", "final.json", "final.npz", "summary.json", "run.json")
 
@@ -417,24 +419,6 @@ def gae(reward, value, nxt, terminal, closed, gamma, lam):
 
 # --- opponents, evaluation --------------------------------------------------------------
 
-def heuristics(env_id: str, game, n: int, seed: int) -> list:
-    """One heuristic per env (some keep a plan across a turn's decisions)."""
-    from baralho.agents import heuristic_for
-
-    return [heuristic_for(env_id, game, seed=seed + i) for i in range(n)]
-
-
-def heuristic_actions(players, envs, obs, mask, seat) -> np.ndarray:
-    return np.array([players[b].act({"observation": obs[b], "action_mask": mask[b]}, f"player_{seat[b]}")
-                     for b in envs], np.int64)
-
-
-def forget_plans(players, envs, action, hint) -> None:
-    """agents.policy.forget_plan for each env of ``envs``."""
-    for b in envs[action[envs] != hint[envs]]:
-        forget_plan(players[b], action[b], hint[b])
-
-
 def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
     """``policy`` (deterministic; None: the heuristic itself) against the heuristic in every
     other seat, on ``deals`` deals from every seat; wins with a Wilson 95% CI."""
@@ -443,7 +427,7 @@ def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
     for learner in range(baralho.make(cfg.env_id, **cfg.env_config).unwrapped.game.num_players):
         venv = bv.make(cfg.env_id, deals, seed, engine=cfg.engine, **cfg.env_config)   # same deals each seat
         obs, mask, seat = venv.reset()
-        players = heuristics(cfg.env_id, venv.game, deals, seed)
+        heuristic = BatchHeuristic(venv.game, deals, seed)
         totals = np.zeros((deals, venv.num_players))
         finished = np.zeros(deals, bool)
         while not finished.all():
@@ -452,13 +436,13 @@ def evaluate(policy, cfg: SelfPlayConfig, deals: int, seed: int) -> dict:
             mine = np.flatnonzero(~finished & (seat == learner)) if policy is not None else np.array([], int)
             # the heuristic's move everywhere it plays, and where the policy takes its hint
             asked = playing if hinted else np.setdiff1d(playing, mine)
-            action[asked] = heuristic_actions(players, asked, obs, mask, seat)
+            action[asked] = heuristic.act(asked, obs, mask)
             if len(mine):
                 hint = action.copy()
                 action[mine] = act(policy, obs[mine], mask[mine], deterministic=True,
                                    hint=hint[mine] if hinted else None)[0]
                 if hinted:
-                    forget_plans(players, mine, action, hint)
+                    heuristic.forget(mine[action[mine] != hint[mine]])
             obs, mask, seat, rewards, done = venv.step(action)
             totals[~finished] += rewards[~finished]
             finished |= done
@@ -479,12 +463,12 @@ def clone_heuristic(policy, cfg: SelfPlayConfig, log) -> dict:
         f"decisions (whole games)")
     venv = bv.make(cfg.env_id, cfg.num_envs, cfg.seed + 30_000, engine=cfg.engine, **cfg.env_config)
     obs, mask, seat = venv.reset()
-    players = heuristics(cfg.env_id, venv.game, cfg.num_envs, cfg.seed + 30_000)
+    heuristic = BatchHeuristic(venv.game, cfg.num_envs, cfg.seed + 30_000)
     games = [[] for _ in range(cfg.num_envs)]      # per env: (obs, mask, action, seat) of this game
     rows, episodes = [], 0
     everyone = np.arange(cfg.num_envs)
     while sum(len(r[0]) for r in rows) < cfg.warm_start_steps:
-        action = heuristic_actions(players, everyone, obs, mask, seat)
+        action = heuristic.act(everyone, obs, mask)
         for b in everyone:
             games[b].append((obs[b], mask[b], action[b], seat[b], np.zeros(venv.num_players)))
         obs_next, mask, seat_next, rewards, done = venv.step(action)
@@ -637,7 +621,7 @@ def train(cfg: SelfPlayConfig) -> Path:
     obs, mask, seat = venv.reset()
     hinted = cfg.prior == "heuristic"        # every decision takes the heuristic's move as a hint
     everyone = np.arange(B)
-    players = heuristics(cfg.env_id, venv.game, B, cfg.seed) if cfg.heuristic_share > 0 or hinted else []
+    heuristic = BatchHeuristic(venv.game, B, cfg.seed) if cfg.heuristic_share > 0 or hinted else None
     phi = SHAPING[cfg.env_id](venv.game.obs_layout, venv.game) if cfg.shaping else None
     role = np.zeros(B, np.int64)               # 0 self-play, -1 heuristic, k > 0 league snapshot k-1
     learner = np.ones((B, P), bool)            # which seats of each env the learner plays
@@ -651,8 +635,8 @@ def train(cfg: SelfPlayConfig) -> Path:
             role[envs[role[envs] > 0]] = 0
         learner[envs] = role[envs, None] == 0
         learner[envs, rng.integers(P, size=len(envs))] = True
-        for b in (envs if hinted else envs[role[envs] == -1]):
-            players[b].reset(seed=int(cfg.seed * 1_000_003 + b * 10_007 + games[b]))
+        if heuristic is not None:
+            heuristic.reset(envs, cfg.seed * 1_000_003 + envs * 10_007 + games[envs])
         games[envs] += 1
 
     new_games(np.arange(B))
@@ -699,7 +683,7 @@ def train(cfg: SelfPlayConfig) -> Path:
                 # the heuristic's move where it plays the seat, and everywhere when the policy takes it as a hint
                 asked = everyone if hinted else np.flatnonzero(~mine & (role == -1))
                 hint = np.full(B, -1, np.int64)     # -1 where not asked: no hint (so none without the prior)
-                hint[asked] = heuristic_actions(players, asked, obs, mask, seat)
+                hint[asked] = heuristic.act(asked, obs, mask)
                 action = hint.copy()
                 t1 = time.perf_counter()
                 envs = np.flatnonzero(mine)
@@ -712,7 +696,7 @@ def train(cfg: SelfPlayConfig) -> Path:
                     if len(theirs):
                         action[theirs] = act(snapshot, obs[theirs], mask[theirs], hint=hint[theirs])[0]
                 if hinted:
-                    forget_plans(players, everyone, action, hint)
+                    heuristic.forget(np.flatnonzero(action != hint))
                 t2 = time.perf_counter()
                 obs, mask, seat, rewards, done = venv.step(action)
                 book.credit(pending, rewards, done)
