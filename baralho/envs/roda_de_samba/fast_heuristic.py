@@ -8,8 +8,9 @@ observation's offsets, never constants of this module. What differs, and why:
 
 * ``r``, what ``_read`` takes from the observation (a dict of lists there), is a record of
   :func:`read_dtype`: fixed rows, -1 for "none", ``targets`` with its length, and the rows the
-  heuristic's short-lived lists become (``kinds``, ``empty``, ``spaces``). One record per
-  ``act_batch`` call, refilled for each env: no allocation per decision;
+  heuristic's short-lived lists become (``legal``, ``kinds``, ``empty``, ``spaces``). One record per
+  ``act_batch`` call, refilled for each env: no allocation per decision (but in the engine's
+  ``_match``, for a sambista whose tokens share a colour);
 * ``_wanted``'s two sets are a flag per instrument and per colour in ``r`` (only membership is
   asked of them, so no iteration order matters);
 * ``_missing`` marks the missing tokens in ``r.missing`` and returns how many (``_wanted`` reads
@@ -52,8 +53,8 @@ def memory_dtype(game) -> np.dtype:
 
 def read_dtype(game) -> np.dtype:
     """``_read``'s dict as one record, and the rows of the heuristic's short-lived lists."""
-    d = getattr(game, "reference", game).deck
-    NI, C, K = len(d.inst_names), len(d.colours), d.num_kinds
+    game = getattr(game, "reference", game)
+    NI, C, K = game.I, game.C, game.K
     return np.dtype([
         ("insts", np.int64, SPACES),           # instrument on each own space, -1: free
         ("nums", np.int64, (SPACES, 2)),       # its visible numbers: bits 0-63, 64-127
@@ -65,6 +66,7 @@ def read_dtype(game) -> np.dtype:
         ("n_targets", np.int64),
         ("samb_top", np.int64),
         ("hand", np.int64, K),
+        ("legal", np.int64, game.num_actions),  # act's legal actions
         ("wanted_inst", np.int8, NI),          # _wanted's sets
         ("wanted_colour", np.int8, C),
         ("missing", np.int8, MAX_TOKENS),      # _missing's list, a mark per token
@@ -286,7 +288,7 @@ def _sambista_value(d, sid, r) -> float:
 @jit
 def act(rng, o, mask, d, at, r, a_draw) -> int:
     """RodaDeSambaHeuristic.act."""
-    legal = np.flatnonzero(mask)
+    legal = _flatnonzero(mask, r.legal)
     if len(legal) == 1:
         return legal[0]
     _read(o, d, at, r)
@@ -436,6 +438,17 @@ def _argmax_row(o, start, width) -> int:
         if o[start + i] > top:
             top, at = o[start + i], i
     return at
+
+
+@jit
+def _flatnonzero(mask, out):
+    """``np.flatnonzero(mask)``, written into ``out``: a view of its first entries."""
+    n = 0
+    for a in range(len(mask)):
+        if mask[a]:
+            out[n] = a
+            n += 1
+    return out[:n]
 
 
 @jit
