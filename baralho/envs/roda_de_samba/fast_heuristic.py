@@ -243,9 +243,9 @@ def _best_space(d, r, inst, bits, spaces, n):
         return _place_score(d, r, inst, bits, s), s
     best = (-np.inf, -1)
     for j in range(n):
-        score = (_place_score(d, r, inst, bits, spaces[j]), spaces[j])
-        if score > best:                           # a tuple's max: an equal score goes to the higher space
-            best = score
+        option = (_place_score(d, r, inst, bits, spaces[j]), spaces[j])
+        if option > best:                          # a tuple's max: an equal score goes to the higher space
+            best = option
     return best
 
 
@@ -265,7 +265,7 @@ def _lay_value(d, r, inst, kinds, n):
 
 @jit
 def _count(d, r, inst, n) -> None:
-    """``n`` more cards of ``inst`` in ``r.counts`` or ``r.coringas`` (_lay_value's copies)."""
+    """``n`` more cards of ``inst`` in ``r.counts`` or ``r.coringas`` (what _lay_value adds to its copies)."""
     if d.inst_coringa[inst]:
         r.coringas[d.inst_colour[inst]] += n
     else:
@@ -280,8 +280,8 @@ def _sambista_value(d, sid, r) -> float:
         inst = r.insts[s]
         if inst >= 0 and d.inst_colour[inst] == d.bonus_colour[sid]:
             spaces += 1
-    return d.stars[sid] + d.bonus_points[sid] * (spaces + 1) + (0.5 if d.brings[sid] >= 0 or d.bang[sid] >= 0
-                                                                else 0.0)
+    benefit = 0.5 if d.brings[sid] >= 0 or d.bang[sid] >= 0 else 0.0
+    return d.stars[sid] + d.bonus_points[sid] * (spaces + 1) + benefit
 
 
 # ---------------------------------------------------------------------- act
