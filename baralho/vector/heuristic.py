@@ -35,6 +35,7 @@ from baralho.core.chance import pcg64_state
 # env id -> its compiled heuristic (a game's fast_heuristic.py); the others loop over heuristic.py
 COMPILED_HEURISTICS: dict[str, str] = {
     "chuche_v1": "baralho.envs.chuche.fast_heuristic",
+    "roda_de_samba_v1": "baralho.envs.roda_de_samba.fast_heuristic",
     "rodizio_v1": "baralho.envs.rodizio.fast_heuristic",
 }
 

@@ -15,6 +15,7 @@ import baralho
 import baralho.vector as bv
 from baralho.agents import heuristic_for
 from baralho.vector.heuristic import COMPILED_HEURISTICS, BatchHeuristic, forget
+from tests.roda_de_samba.made_up_deck import write_made_up_deck
 
 CASES = [(env_id, config) for env_id in sorted(COMPILED_HEURISTICS)
          for config in baralho.env_module(env_id).TEST_CONFIGS]
@@ -70,6 +71,13 @@ def test_compiled_heuristic_moves_as_heuristic_py(env_id, config):
 @pytest.mark.parametrize("env_id,config", CASES, ids=[f"{e}-{c}" for e, c in CASES])
 def test_compiled_heuristic_long(env_id, config):
     assert lockstep(env_id, config, 200_000, batch=128, seed=1) > 0
+
+
+def test_compiled_roda_de_samba_heuristic_on_a_made_up_deck(tmp_path):
+    """Roda de Samba's card list is a data file: the compiled heuristic takes every table of it
+    from the game (heuristic_tables), so it plays another deck's counts as heuristic.py does."""
+    deck = write_made_up_deck(tmp_path / "made_up.json")
+    lockstep("roda_de_samba_v1", dict(num_players=3, deck=deck), 3_000)
 
 
 def test_batch_heuristic_on_the_reference_loop_is_heuristic_py():
