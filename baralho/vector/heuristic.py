@@ -35,6 +35,7 @@ from baralho.core.chance import pcg64_state
 # env id -> its compiled heuristic (a game's fast_heuristic.py); the others loop over heuristic.py
 COMPILED_HEURISTICS: dict[str, str] = {
     "rodizio_v1": "baralho.envs.rodizio.fast_heuristic",
+    "scala40_v1": "baralho.envs.scala40.fast_heuristic",
 }
 
 _M64 = (1 << 64) - 1
