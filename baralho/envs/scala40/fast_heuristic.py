@@ -5,40 +5,49 @@ The same move from the same observation, mask, plan and tie noise as
 the interface is ``baralho/vector/heuristic.py``'s. What differs, and why:
 
 * a meld is a row of 5 small ints ``(type, a, b, c, j)``, melds.py's tuple, as in the
-  compiled engine: its ``fast_mask.py`` has melds.py's ``meld_cards``, ``extend_options``,
-  ``joker_standin`` and ``actions.joker_action(*joker_key(m))`` over such rows, used here;
+  compiled engine, whose ``fast_mask.py`` has melds.py's ``meld_cards``, ``extend_options``,
+  ``joker_standin`` and ``actions.joker_action(*joker_key(m))`` over such rows: used here;
 * the plan is a fixed row of the env's memory record, ``plan[plan_at:plan_len]``;
   ``plan_len = 0`` (what ``BatchHeuristic.forget`` writes) is ``self.plan = []``. A plan is
   one turn's plays, so it holds at most ``rules.MAX_TURN_DECISIONS`` actions;
-* ``solver.all_melds`` is ported here (fast_mask.py's solver table keeps one row per card
-  multiset, in another order, and ``best_melds`` keeps the first 40): the melds go into rows
-  preallocated once per batch, then a counting sort on value orders them, stable as ``list.sort``;
+* ``solver.all_melds`` is ported (fast_mask.py's solver table keeps one row per card
+  multiset, in another order, and ``best_melds`` searches the first 40): the melds go into
+  rows, then a counting sort on value orders them, stable as ``list.sort``;
 * ``best_melds``'s recursive ``dfs`` is a loop over an explicit stack (numba's cache and
   self-recursion do not mix, see fast_mask.py's ``_dfs``); once the budget is spent the loop
   stops, where the Python returns at once from every later call: the best found is the same;
+* the rows of all_melds and of the search are allocated once per batch (``Found``,
+  ``Search``): allocating them per decision took a third of its time (measured);
 * ``decode_melds`` decodes the rows at every call (its memo saves Python time only).
+
+The kernels compile with fast_mask.py's ``jit``: ``compiled.jit`` for ``act_batch``, the others
+``compiled.LINKED`` into it and one version each whatever literal a caller passes (numba
+otherwise compiled ``best_melds`` twice, for ``need=-1`` and for a variable): an empty cache
+compiles ``act_batch`` in ~15 CPU-seconds, against ~18 with LINKED alone (measured).
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from baralho.core import fast_chance as R
-from baralho.core.compiled import jit
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40 import fast_mask as F
 from baralho.envs.scala40 import heuristic as H
-from baralho.envs.scala40.melds import JOKER, MAX_RUN, NUM_KINDS, OPEN_MIN, PENALTY, POS_VALUE, RUN, SET, SET_VALUE
+from baralho.envs.scala40 import solver
+from baralho.envs.scala40.fast_mask import PENALTY, POS_VALUE, SET_VALUE, jit  # melds.py's tables as arrays
+from baralho.envs.scala40.melds import JOKER, MAX_RUN, NUM_KINDS, OPEN_MIN, RUN, SET
 from baralho.envs.scala40.observation import MELD_COLS
 from baralho.envs.scala40.rules import MAX_TURN_DECISIONS
-from baralho.envs.scala40.solver import all_melds as _all_melds
 
 PLAN_MAX = MAX_TURN_DECISIONS       # a plan is one turn's plays
 OPTIONS = 40                        # best_melds searches all_melds(hand)[:40]
 BUDGET = 4000                       # best_melds's search nodes
-ALL_MAX = len(_all_melds([2] * 52 + [4]))   # the most melds a hand forms: every card twice and a joker
-BEST_VALUE = sum(POS_VALUE)         # the most a meld is worth (A…K…A)
-BY_PENALTY = tuple(H._BY_PENALTY)   # the order lay-offs are tried in
+ALL_MAX = len(solver.all_melds([2] * 52 + [4]))   # the most melds a hand forms: every card twice and a joker
+BEST_VALUE = int(POS_VALUE.sum())   # the most a meld is worth (A…K…A)
+BY_PENALTY = np.array(H._BY_PENALTY)   # the order lay-offs are tried in
 # the observation fields act reads (heuristic._FIELDS and the hand), in heuristic_tables' order
 FIELDS = ("hand", "melds", "players", "phase", "building", "discard_top", "turn", "obligation")
 HAND, MELDS, PLAYERS, PHASE, BUILDING, DISCARD_TOP, TURN, OBLIGATION = range(len(FIELDS))
@@ -57,18 +66,158 @@ def heuristic_tables(game) -> tuple:
     return (np.array([f[name].start for name in FIELDS], np.int64),)
 
 
-@jit
+@jit(entry=True)   # compiled.jit; the kernels below it are compiled.LINKED into it, one version each
 def act_batch(memory, envs, obs, mask, out, at):
-    # all_melds's rows, values and order, for every env
-    found = (np.empty((ALL_MAX, 5), np.int8), np.empty(ALL_MAX, np.int64), np.empty(ALL_MAX, np.int64))
+    found, search = _found(), _search()     # scratch for every env of the batch
     for k in range(len(envs)):
         b = envs[k]
-        out[k] = act(memory[b], obs[b], mask[b], at, found)
+        out[k] = act(memory[b], obs[b], mask[b], at, found, search)
+
+
+Found = namedtuple("Found", "rows values order")   # all_melds's melds, their values, best first
+# best_melds's options (opt_*: cards, size, value, holds the needed card), its dfs stack (st_*: the
+# arguments, st_j the next option to try or -1 entering; chosen: the option taken) and the best melds
+Search = namedtuple("Search", "opt_cards opt_size opt_v opt_need st_i st_rest st_value st_used st_j chosen best")
+
+
+@jit
+def _found():
+    return Found(np.empty((ALL_MAX, 5), np.int8), np.empty(ALL_MAX, np.int64), np.empty(ALL_MAX, np.int64))
+
+
+@jit
+def _search():
+    depth = A.MAX_MELDS + 1     # a level per meld taken: disjoint melds of one hand
+    return Search(np.empty((OPTIONS, MAX_RUN), np.int8), np.empty(OPTIONS, np.int64),
+                  np.empty(OPTIONS, np.int64), np.empty(OPTIONS, np.bool_), np.empty(depth, np.int64),
+                  np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_),
+                  np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.int64))
+
+
+@jit
+def decode_melds(obs, start):
+    """decode_melds: the observation's meld rows (from ``start``) as meld rows."""
+    n = 0
+    for i in range(A.MAX_MELDS):
+        n += obs[start + i * MELD_COLS]
+    out = np.empty((n, 5), np.int8)
+    for i in range(n):
+        _decode_row(obs[start + i * MELD_COLS:start + (i + 1) * MELD_COLS], out[i])
+    return out
+
+
+@jit
+def _decode_row(row, m):
+    """_decode_rows for one row, into ``m``."""
+    suit, suits, lo, hi, js, jp = -1, 0, 0, 0, -1, 0    # suits[0], the suits, pos[0], pos[-1], js[0], jp[0]
+    for s in range(4):
+        if row[3 + s] > 0:
+            suit = s if suit < 0 else suit
+            suits |= 1 << s
+        if row[21 + s] > 0 and js < 0:
+            js = s
+    for p in range(1, 15):
+        if row[6 + p] > 0:
+            lo = p if lo == 0 else lo
+            hi = p
+        if row[24 + p] > 0 and jp == 0:
+            jp = p
+    if row[1] > 0:
+        m[0], m[1], m[2], m[3], m[4] = RUN, suit, lo, hi, jp
+    else:
+        m[0], m[1], m[2], m[3], m[4] = SET, lo, suits, 0, (js + 1 if js >= 0 else 0)
+
+
+# ------------------------------------------------------------------ best_melds
+@jit
+def best_melds(hand, need, keep, can_close, staged, found, search):
+    """best_melds: (value, the melds as rows, closes)."""
+    rows, values, order = found
+    opt_cards, opt_size, opt_v, opt_need, st_i, st_rest, st_value, st_used, st_j, chosen, best = search
+    n = min(all_melds(hand, found), OPTIONS)
+    # each option's cards, size, value and whether it holds ``need`` (the search tests them at every node)
+    for j in range(n):
+        m = rows[order[j]]
+        opt_size[j] = F.meld_cards(m, opt_cards[j])
+        opt_v[j] = values[order[j]]
+        opt_need[j] = need >= 0 and F.meld_has(m, need)
+    total = hand.sum()
+    best_value, best_n, best_closes = -1, 0, False
+    h = hand.copy()
+    budget = BUDGET  # search nodes: a heuristic, not a solver
+    # dfs(i, rest, value, chosen, used) as a loop over the stack st_*: the level d node has taken chosen[:d]
+    d = 0
+    st_i[0], st_rest[0], st_value[0], st_used[0], st_j[0] = 0, total, 0, need < 0, -1
+    while d >= 0:
+        rest, value = st_rest[d], st_value[d]
+        if st_j[d] < 0:  # entering dfs
+            budget -= 1
+            if budget < 0:
+                break  # the Python returns at once from every later call: the best stays
+            closes = can_close and rest == 1
+            if st_used[d] and (value + staged > best_value or closes) and (value + staged >= OPEN_MIN or closes):
+                if not best_closes or closes:
+                    best_value, best_n, best_closes = value + staged, d, closes
+                    best[:d] = chosen[:d]
+            st_j[d] = st_i[d]
+        j = st_j[d]
+        while j < n and (rest - opt_size[j] < keep or not _take(h, opt_cards[j], opt_size[j])):
+            j += 1
+        if j < n:  # dfs(j, rest - len(cards), value + v, chosen + [m], used or need in cards)
+            st_j[d] = j + 1
+            chosen[d] = j
+            d += 1
+            st_i[d], st_rest[d], st_value[d], st_j[d] = j, rest - opt_size[j], value + opt_v[j], -1
+            st_used[d] = st_used[d - 1] or opt_need[j]
+        else:  # back from dfs: give the cards of the meld taken back
+            d -= 1
+            if d >= 0:
+                _give(h, opt_cards[chosen[d]], opt_size[chosen[d]])
+    out = np.empty((best_n, 5), np.int8)
+    for c in range(best_n):
+        out[c] = rows[order[best[c]]]
+    return best_value, out, best_closes
+
+
+@jit
+def _take(h, cards, n):
+    """Take the cards out of ``h`` if it holds them all (best_melds's ``any(h[k] < c ...)`` test)."""
+    for c in range(n):
+        h[cards[c]] -= 1
+    for c in range(n):
+        if h[cards[c]] < 0:
+            _give(h, cards, n)
+            return False
+    return True
+
+
+@jit
+def _give(h, cards, n):
+    for c in range(n):
+        h[cards[c]] += 1
+
+
+@jit
+def meld_actions(m, plan, n):
+    """meld_actions(m), appended to ``plan[:n]``; returns the new length."""
+    cards = np.empty(MAX_RUN, np.int8)
+    for i in range(F.meld_cards(m, cards)):
+        n = _push(plan, n, A.SELECT + cards[i])
+    return _push(plan, n, F.joker_action(m) if m[4] else A.COMMIT)
+
+
+@jit
+def _push(plan, n, a):
+    """``plan.append(a)`` onto ``plan[:n]``; returns the new length."""
+    if n == len(plan):
+        raise IndexError("a Scala 40 heuristic plan longer than a turn (PLAN_MAX)")
+    plan[n] = a
+    return n + 1
 
 
 # ------------------------------------------------------------------ act
 @jit
-def act(mem, obs, mask, at, found):
+def act(mem, obs, mask, at, found, search):
     """Scala40Heuristic.act."""
     legal = np.flatnonzero(mask)
     if len(legal) == 1:
@@ -90,7 +239,7 @@ def act(mem, obs, mask, at, found):
             if A.SELECT <= a < A.COMMIT:
                 return a
         return legal[0]
-    _plan(mem, obs, at, hand, melds, opened, found)
+    mem.plan_at, mem.plan_len = 0, _plan(mem.plan, obs, at, hand, melds, opened, found, search)
     a = _pop(mem, mask)
     if a >= 0:
         return a
@@ -110,39 +259,6 @@ def _pop(mem, mask):
     return -1
 
 
-@jit
-def decode_melds(obs, start):
-    """decode_melds: the observation's meld rows (from ``start``) as meld rows."""
-    n = 0
-    for i in range(A.MAX_MELDS):
-        n += obs[start + i * MELD_COLS]
-    out = np.empty((n, 5), np.int8)
-    for i in range(n):
-        _decode_row(obs[start + i * MELD_COLS:start + (i + 1) * MELD_COLS], out[i])
-    return out
-
-
-@jit
-def _decode_row(row, m):
-    """_decode_rows for one row, into ``m``."""
-    suit, suits, lo, hi, js, jp = -1, 0, 0, 0, -1, 0
-    for s in range(4):
-        if row[3 + s] > 0:
-            suits |= 1 << s
-            suit = s if suit < 0 else suit
-        if js < 0 and row[21 + s] > 0:
-            js = s
-    for p in range(14, 0, -1):   # the first and the last position, the joker's first
-        if row[6 + p] > 0:
-            lo, hi = p, (p if hi == 0 else hi)
-        if row[24 + p] > 0:
-            jp = p
-    if row[1] > 0:
-        m[0], m[1], m[2], m[3], m[4] = RUN, suit, lo, hi, jp
-    else:
-        m[0], m[1], m[2], m[3], m[4] = SET, lo, suits, 0, (js + 1 if js >= 0 else 0)
-
-
 # ------------------------------------------------------------------ draw
 @jit
 def _draw(mask, obs, at, hand, melds, opened, found):
@@ -158,32 +274,30 @@ def _draw(mask, obs, at, hand, melds, opened, found):
             return A.DRAW_DISCARD
     h = hand.copy()
     h[top] += 1
-    rows = found[0]
     for i in range(all_melds(h, found)):
-        if F.meld_has(rows[i], top):
+        if F.meld_has(found.rows[i], top):
             return A.DRAW_DISCARD
     return A.DRAW_STOCK
 
 
 # ------------------------------------------------------------------ play
 @jit
-def _plan(mem, obs, at, hand, melds, opened, found):
-    """Scala40Heuristic._plan, into the memory record's plan."""
-    plan = mem.plan
+def _plan(plan, obs, at, hand, melds, opened, found, search):
+    """Scala40Heuristic._plan, into ``plan``; returns its length."""
     n = 0
     can_close = obs[at[TURN]] > 0
     keep = 1 if can_close else 2
     obligation = obs[at[OBLIGATION]:at[OBLIGATION] + NUM_KINDS]
     ob = np.argmax(obligation) if obligation.any() else -1
     if not opened:
-        value, chosen, closes = best_melds(hand, ob, keep, can_close, obs[at[TURN] + 4], found)
-        if value >= 0:
-            for c in range(len(chosen)):
-                n = meld_actions(chosen[c], plan, n)
-        mem.plan_at, mem.plan_len = 0, n
-        return
+        value, chosen, closes = best_melds(hand, ob, keep, can_close, obs[at[TURN] + 4], found, search)
+        if value < 0:
+            return 0
+        for c in range(len(chosen)):
+            n = meld_actions(chosen[c], plan, n)
+        return n
     h = hand.copy()
-    value, chosen, _ = best_melds(h, -1, keep, can_close, OPEN_MIN, found)   # any melds at all
+    value, chosen, _ = best_melds(h, -1, keep, can_close, OPEN_MIN, found, search)   # any melds at all
     cards = np.empty(MAX_RUN, np.int8)
     for c in range(len(chosen)):
         n = meld_actions(chosen[c], plan, n)
@@ -213,25 +327,7 @@ def _plan(mem, obs, at, hand, melds, opened, found):
             table[hit] = opts[extend_options(table[hit], k, opts) - 1]
             h[k] -= 1
             left -= 1
-    mem.plan_at, mem.plan_len = 0, n
-
-
-@jit
-def _push(plan, n, a):
-    """``plan.append(a)`` onto ``plan[:n]``; returns the new length."""
-    if n == len(plan):
-        raise IndexError("a Scala 40 heuristic plan longer than a turn (PLAN_MAX)")
-    plan[n] = a
-    return n + 1
-
-
-@jit
-def meld_actions(m, plan, n):
-    """meld_actions(m), appended to ``plan[:n]``; returns the new length."""
-    cards = np.empty(MAX_RUN, np.int8)
-    for i in range(F.meld_cards(m, cards)):
-        n = _push(plan, n, A.SELECT + cards[i])
-    return _push(plan, n, F.joker_action(m) if m[4] else A.COMMIT)
+    return n
 
 
 @jit
@@ -288,82 +384,7 @@ def _links(hand, k):
     return links
 
 
-# ------------------------------------------------------------------ the meld search
-@jit
-def best_melds(hand, need, keep, can_close, staged, found):
-    """best_melds: (value, the melds as rows, closes)."""
-    rows, values, order = found
-    n = min(all_melds(hand, found), OPTIONS)
-    # each option's cards, and whether it holds the needed card (the search tests them at every node)
-    cards = np.empty((n, MAX_RUN), np.int8)
-    size = np.empty(n, np.int64)
-    value = np.empty(n, np.int64)
-    has_need = np.empty(n, np.bool_)
-    for j in range(n):
-        m = rows[order[j]]
-        size[j] = F.meld_cards(m, cards[j])
-        value[j] = values[order[j]]
-        has_need[j] = need >= 0 and F.meld_has(m, need)
-    total = hand.sum()
-    best_value, best_n, best_closes = -1, 0, False
-    h = hand.copy()
-    budget = BUDGET  # search nodes: a heuristic, not a solver
-    # dfs(i, rest, value, chosen, used) as a stack: a level per meld taken (each takes 3 cards or more)
-    depth = total // 3 + 1
-    st_i, st_rest, st_value = np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.int64)
-    st_used, st_j = np.empty(depth, np.bool_), np.empty(depth, np.int64)   # st_j: next option; -1: entering
-    chosen, best = np.empty(depth, np.int64), np.empty(depth, np.int64)
-    d = 0
-    st_i[0], st_rest[0], st_value[0], st_used[0], st_j[0] = 0, total, 0, need < 0, -1
-    while d >= 0:
-        rest, v = st_rest[d], st_value[d]
-        if st_j[d] < 0:
-            budget -= 1
-            if budget < 0:
-                break  # the Python returns at once from every later call: the best stays
-            closes = can_close and rest == 1
-            if st_used[d] and (v + staged > best_value or closes) and (v + staged >= OPEN_MIN or closes):
-                if not best_closes or closes:
-                    best_value, best_n, best_closes = v + staged, d, closes
-                    best[:d] = chosen[:d]
-            st_j[d] = st_i[d]
-        j = st_j[d]
-        while j < n and (rest - size[j] < keep or not _take(h, cards[j], size[j])):
-            j += 1
-        if j < n:  # dfs(j, rest - len(cards), value + v, chosen + [m], used or need in cards)
-            st_j[d] = j + 1
-            chosen[d] = j
-            d += 1
-            st_i[d], st_rest[d], st_value[d], st_j[d] = j, rest - size[j], v + value[j], -1
-            st_used[d] = st_used[d - 1] or has_need[j]
-        else:
-            d -= 1
-            if d >= 0:
-                _give(h, cards[chosen[d]], size[chosen[d]])
-    out = np.empty((best_n, 5), np.int8)
-    for c in range(best_n):
-        out[c] = rows[order[best[c]]]
-    return best_value, out, best_closes
-
-
-@jit
-def _take(h, cards, n):
-    """Take the cards out of ``h`` if it holds them all (best_melds's ``any(h[k] < c ...)`` test)."""
-    for c in range(n):
-        h[cards[c]] -= 1
-    for c in range(n):
-        if h[cards[c]] < 0:
-            _give(h, cards, n)
-            return False
-    return True
-
-
-@jit
-def _give(h, cards, n):
-    for c in range(n):
-        h[cards[c]] += 1
-
-
+# ------------------------------------------------------------------ solver.all_melds
 @jit
 def all_melds(hand, found):
     """solver.all_melds: every meld the hand forms into ``found`` (rows, values, and order: the
@@ -458,3 +479,4 @@ def _add(found, n, t, a, b, c, j, value):
     rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3], rows[n, 4] = t, a, b, c, j
     values[n] = value
     return n + 1
+
