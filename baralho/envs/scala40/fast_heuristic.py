@@ -1,7 +1,8 @@
 """Scala 40's heuristic compiled (numba), for a batch: ``heuristic.py`` line for line.
 
 The same move from the same observation, mask, plan and tie noise as
-``Scala40Heuristic.act`` (``tests/vector/test_heuristics.py`` plays both in lockstep);
+``Scala40Heuristic.act`` (``tests/vector/test_heuristics.py`` plays both in lockstep;
+``tests/scala40/test_fast_heuristic.py`` checks the meld search where play seldom goes);
 the interface is ``baralho/vector/heuristic.py``'s. What differs, and why:
 
 * a meld is a row of 5 small ints ``(type, a, b, c, j)``, melds.py's tuple, as in the
@@ -480,3 +481,17 @@ def _add(found, n, t, a, b, c, j, value):
     values[n] = value
     return n + 1
 
+
+# ------------------------------------------------------------------ for tests
+@jit(entry=True)   # play seldom spends best_melds's budget: tests/scala40/test_fast_heuristic.py
+def best_melds_one(hand, need, keep, can_close, staged):
+    """best_melds on its own."""
+    return best_melds(hand, need, keep, can_close, staged, _found(), _search())
+
+
+@jit(entry=True)   # from tests
+def all_melds_one(hand):
+    """all_melds on its own: the meld rows, best first."""
+    found = _found()
+    n = all_melds(hand, found)
+    return found.rows[found.order[:n]]
