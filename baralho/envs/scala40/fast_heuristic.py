@@ -17,14 +17,16 @@ the interface is ``baralho/vector/heuristic.py``'s. What differs, and why:
 * ``best_melds``'s recursive ``dfs`` is a loop over an explicit stack (numba's cache and
   self-recursion do not mix, see fast_mask.py's ``_dfs``); once the budget is spent the loop
   stops, where the Python returns at once from every later call: the best found is the same;
-* the rows of all_melds and of the search are allocated once per batch (``Found``,
-  ``Search``): allocating them per decision took a third of its time (measured);
+* numba's allocations cost: the rows of all_melds and of the search are allocated once per
+  batch (``Found``, ``Search``; per decision they took a third of its time) and
+  ``extend_options``'s one-card group once per call (per lay-off test: a third of ``_plan``'s);
 * ``decode_melds`` decodes the rows at every call (its memo saves Python time only).
 
 The kernels compile with fast_mask.py's ``jit``: ``compiled.jit`` for ``act_batch``, the others
-``compiled.LINKED`` into it and one version each whatever literal a caller passes (numba
-otherwise compiled ``best_melds`` twice, for ``need=-1`` and for a variable): an empty cache
-compiles ``act_batch`` in ~15 CPU-seconds, against ~18 with LINKED alone (measured).
+``compiled.LINKED`` into it, each in one version whatever literal a caller passes (numba otherwise
+compiled ``best_melds`` twice, for ``need=-1`` and for a variable). The first ``act_batch`` on an
+empty cache took 11-12 s, against 16-18 s with LINKED alone and 26-31 s with ``compiled.jit``
+throughout (two runs each, measured on a quiet machine).
 """
 
 from __future__ import annotations
@@ -76,23 +78,28 @@ def act_batch(memory, envs, obs, mask, out, at):
 
 
 Found = namedtuple("Found", "rows values order")   # all_melds's melds, their values, best first
-# best_melds's options (opt_*: cards, size, value, holds the needed card), its dfs stack (st_*: the
-# arguments, st_j the next option to try or -1 entering; chosen: the option taken) and the best melds
-Search = namedtuple("Search", "opt_cards opt_size opt_v opt_need st_i st_rest st_value st_used st_j chosen best")
+# best_melds's options (opt_*: cards, how often each card is there, size, value, holds the needed
+# card), its dfs stack (st_*: the arguments, st_j the next option to try or -1 entering; chosen: the
+# option taken) and the best melds found
+Search = namedtuple("Search", "opt_cards opt_count opt_size opt_v opt_need "
+                              "st_i st_rest st_value st_used st_j chosen best")
 
 
 @jit
 def _found():
+    """Rows for any hand's melds (ALL_MAX)."""
     return Found(np.empty((ALL_MAX, 5), np.int8), np.empty(ALL_MAX, np.int64), np.empty(ALL_MAX, np.int64))
 
 
 @jit
 def _search():
-    depth = A.MAX_MELDS + 1     # a level per meld taken: disjoint melds of one hand
-    return Search(np.empty((OPTIONS, MAX_RUN), np.int8), np.empty(OPTIONS, np.int64),
-                  np.empty(OPTIONS, np.int64), np.empty(OPTIONS, np.bool_), np.empty(depth, np.int64),
-                  np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_),
-                  np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.int64))
+    """Rows for the OPTIONS searched and a stack for any hand."""
+    options, depth = OPTIONS, A.MAX_MELDS + 1     # a level per meld taken (a hand's disjoint melds), the root
+    return Search(np.empty((options, MAX_RUN), np.int8), np.empty((options, MAX_RUN), np.int8),
+                  np.empty(options, np.int64), np.empty(options, np.int64), np.empty(options, np.bool_),
+                  np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.int64),
+                  np.empty(depth, np.bool_), np.empty(depth, np.int64), np.empty(depth, np.int64),
+                  np.empty(depth, np.int64))
 
 
 @jit
@@ -134,12 +141,13 @@ def _decode_row(row, m):
 def best_melds(hand, need, keep, can_close, staged, found, search):
     """best_melds: (value, the melds as rows, closes)."""
     rows, values, order = found
-    opt_cards, opt_size, opt_v, opt_need, st_i, st_rest, st_value, st_used, st_j, chosen, best = search
+    opt_cards, opt_count, opt_size, opt_v, opt_need, st_i, st_rest, st_value, st_used, st_j, chosen, best = search
     n = min(all_melds(hand, found), OPTIONS)
-    # each option's cards, size, value and whether it holds ``need`` (the search tests them at every node)
+    # each option with its cards counted once (the search tests them at every node)
     for j in range(n):
         m = rows[order[j]]
         opt_size[j] = F.meld_cards(m, opt_cards[j])
+        _counts(opt_cards[j], opt_size[j], opt_count[j])
         opt_v[j] = values[order[j]]
         opt_need[j] = need >= 0 and F.meld_has(m, need)
     total = hand.sum()
@@ -162,9 +170,10 @@ def best_melds(hand, need, keep, can_close, staged, found, search):
                     best[:d] = chosen[:d]
             st_j[d] = st_i[d]
         j = st_j[d]
-        while j < n and (rest - opt_size[j] < keep or not _take(h, opt_cards[j], opt_size[j])):
+        while j < n and (rest - opt_size[j] < keep or not _holds(h, opt_cards[j], opt_count[j], opt_size[j])):
             j += 1
         if j < n:  # dfs(j, rest - len(cards), value + v, chosen + [m], used or need in cards)
+            _take(h, opt_cards[j], opt_size[j])
             st_j[d] = j + 1
             chosen[d] = j
             d += 1
@@ -181,19 +190,33 @@ def best_melds(hand, need, keep, can_close, staged, found, search):
 
 
 @jit
-def _take(h, cards, n):
-    """Take the cards out of ``h`` if it holds them all (best_melds's ``any(h[k] < c ...)`` test)."""
+def _counts(cards, n, count):
+    """best_melds's ``cards.count(k)`` of each card into ``count`` (2 for the ace of A…K…A, else 1)."""
     for c in range(n):
-        h[cards[c]] -= 1
+        count[c] = 0
+        for e in range(n):
+            count[c] += cards[e] == cards[c]
+
+
+@jit
+def _holds(h, cards, count, n):
+    """best_melds's ``not any(h[k] < c for k, c in counts)``."""
     for c in range(n):
-        if h[cards[c]] < 0:
-            _give(h, cards, n)
+        if h[cards[c]] < count[c]:
             return False
     return True
 
 
 @jit
+def _take(h, cards, n):
+    """best_melds's ``for k in cards: h[k] -= 1``."""
+    for c in range(n):
+        h[cards[c]] -= 1
+
+
+@jit
 def _give(h, cards, n):
+    """best_melds's ``for k in cards: h[k] += 1``."""
     for c in range(n):
         h[cards[c]] += 1
 
@@ -269,9 +292,9 @@ def _draw(mask, obs, at, hand, melds, opened, found):
     top = np.argmax(obs[at[DISCARD_TOP]:at[DISCARD_TOP] + NUM_KINDS])
     if not opened or top == JOKER:
         return A.DRAW_DISCARD  # before opening the mask only allows it when it opens
-    opts = np.empty((F.MAX_OPTS, 5), np.int8)
+    card, opts = np.full(1, top, np.int8), np.empty((F.MAX_OPTS, 5), np.int8)   # extend_options(m, [top])
     for i in range(len(melds)):
-        if _fits(melds[i], top) and extend_options(melds[i], top, opts):
+        if _fits(melds[i], top) and F.extend_options(melds[i], card, 1, opts):
             return A.DRAW_DISCARD
     h = hand.copy()
     h[top] += 1
@@ -313,19 +336,20 @@ def _plan(plan, obs, at, hand, melds, opened, found, search):
             h[JOKER] += 1
             table[i, 4] = 0
     left = h.sum()
-    opts = np.empty((F.MAX_OPTS, 5), np.int8)
+    card, opts = np.empty(1, np.int8), np.empty((F.MAX_OPTS, 5), np.int8)   # extend_options(m, [k])
     for k in BY_PENALTY:
+        card[0] = k
         while h[k] and left > keep:
             hit = -1
             for i in range(len(table)):
-                if _fits(table[i], k) and extend_options(table[i], k, opts):
+                if _fits(table[i], k) and F.extend_options(table[i], card, 1, opts):
                     hit = i
                     break
             if hit < 0:
                 break
             n = _push(plan, n, A.SELECT + k)
             n = _push(plan, n, A.EXTEND + hit)
-            table[hit] = opts[extend_options(table[hit], k, opts) - 1]
+            table[hit] = opts[F.extend_options(table[hit], card, 1, opts) - 1]
             h[k] -= 1
             left -= 1
     return n
@@ -350,14 +374,6 @@ def _discard(rng, mask, hand):
 def _fits(m, k):
     """_fits: a joker, or the run's suit, or the set's rank (extend_options decides the rest)."""
     return k == JOKER or (k // 13 == m[1] if m[0] == RUN else k % 13 + 1 == m[1])
-
-
-@jit
-def extend_options(m, k, out):
-    """``melds.extend_options(m, [k])`` into ``out`` (fast_mask's, for one card); returns how many."""
-    group = np.empty(1, np.int8)
-    group[0] = k
-    return F.extend_options(m, group, 1, out)
 
 
 @jit
@@ -400,19 +416,19 @@ def all_melds(hand, found):
         r = F.low_bit(ranks)
         ranks &= ranks - 1
         n = _set_melds(r, (a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3, jok, found, n)
-    for s in range(4):
-        pat = _suit_ranks(hand, s)
+    for s, pat in enumerate((a, b, c, d)):
         if pat:
             n = _run_melds(s, pat, min(hand[s * 13], 2), jok, found, n)
-    # out.sort(key=_neg_value): a counting sort, stable
-    start = np.zeros(BEST_VALUE + 2, np.int64)
+    # out.sort(key=_neg_value): a counting sort (stable) on the key BEST_VALUE - value
+    start = np.zeros(BEST_VALUE + 2, np.int64)      # where the melds of each key go in order
     for i in range(n):
         start[BEST_VALUE - values[i] + 1] += 1
-    for v in range(1, BEST_VALUE + 2):
-        start[v] += start[v - 1]
+    for key in range(1, BEST_VALUE + 2):
+        start[key] += start[key - 1]
     for i in range(n):
-        order[start[BEST_VALUE - values[i]]] = i
-        start[BEST_VALUE - values[i]] += 1
+        key = BEST_VALUE - values[i]
+        order[start[key]] = i
+        start[key] += 1
     return n
 
 
