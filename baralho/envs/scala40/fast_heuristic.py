@@ -25,7 +25,7 @@ the interface is ``baralho/vector/heuristic.py``'s. What differs, and why:
 The kernels compile with fast_mask.py's ``jit``: ``compiled.jit`` for ``act_batch``, the others
 ``compiled.LINKED`` into it, each in one version whatever literal a caller passes (numba otherwise
 compiled ``best_melds`` twice, for ``need=-1`` and for a variable). The first ``act_batch`` on an
-empty cache took 11-12 s, against 16-18 s with LINKED alone and 26-31 s with ``compiled.jit``
+empty cache took 11-14 s, against 16-18 s with LINKED alone and 26-31 s with ``compiled.jit``
 throughout (two runs each, measured on a quiet machine).
 """
 
