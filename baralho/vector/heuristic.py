@@ -37,6 +37,7 @@ COMPILED_HEURISTICS: dict[str, str] = {
     "chuche_v1": "baralho.envs.chuche.fast_heuristic",
     "roda_de_samba_v1": "baralho.envs.roda_de_samba.fast_heuristic",
     "rodizio_v1": "baralho.envs.rodizio.fast_heuristic",
+    "scala40_v1": "baralho.envs.scala40.fast_heuristic",
 }
 
 _M64 = (1 << 64) - 1
