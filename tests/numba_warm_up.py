@@ -12,7 +12,7 @@ that this does not reach is still compiled by the worker on first use, so a kern
 here costs time, never a failure.
 
 What it plays is what the tests call: the batch entry points (reset, step, observe, both
-state converters, ``holds``), the AEC env and its compiled game (apply with and without
+state converters, ``holds``), the compiled heuristic, the AEC env and its compiled game (apply with and without
 observing, copy, resample_hidden), for one config per game (one record layout serves every
 config of a game) and Roda de Samba's made-up deck (another layout). Not the multi-threaded
 step (``threads=2``): a test or two per game use it, so one worker compiles it, once."""
@@ -43,11 +43,15 @@ def config(name: str, folder: str) -> tuple[str, dict]:
 def play(env_id: str, config: dict) -> None:
     import baralho
     import baralho.vector as bv
+    from baralho.vector.heuristic import COMPILED_HEURISTICS, BatchHeuristic
 
     rng = np.random.default_rng(0)
     venv = bv.make(env_id, num_envs=4, seed=0, **config)
     obs, mask, seat = venv.reset()
+    heuristic = BatchHeuristic(venv.game, 4) if env_id in COMPILED_HEURISTICS else None
     for _ in range(20):
+        if heuristic is not None:                      # the compiled heuristic (trainer, its tests)
+            heuristic.act(np.arange(4), obs, mask)
         obs, mask, seat, rewards, done = venv.step((rng.random(mask.shape) * mask).argmax(1))
     venv.observe()
     venv.set_state(0, venv.get_state(1))
