@@ -189,20 +189,43 @@ def hinted_logits(policy, observations, hints):
     (argmax) and samples them with probability e^w / (e^w + legal - 1); PPO then learns where
     to depart from them, knowing what the heuristic would play (residual policy learning; the
     heuristic is called at every decision, in training and in play)."""
+    return logits_of(policy, *features_of(policy, observations, hints))
+
+
+def features_of(policy, observations, hints):
+    """hinted_logits' first half: the features extractor's output (the observation, with the
+    hint one-hot after it for a policy with the prior; symlog-scaled for ``inputs="symlog"``)
+    and the one-hot of the hints (None without the prior). No learned weight takes part, so a
+    trainer computes them once for the epochs of an update."""
     import torch
 
-    hinted = getattr(policy, "baralho_prior", "none") == "heuristic"
-    if hinted:
-        if hints is None:
-            raise PolicyError("this policy plays with the heuristic's hint (its card's prior), and none was given")
-        hints = torch.as_tensor(np.asarray(hints, np.int64))
-        rows = (hints >= 0).nonzero()[:, 0]
-        onehot = torch.zeros((len(hints), policy.action_space.n))
-        onehot[rows, hints[rows]] = 1.0
+    onehot = hint_onehot(policy, hints)
+    if onehot is not None:
         observations = torch.cat([observations, onehot], 1)
-    latent_pi, latent_vf = policy.mlp_extractor(policy.features_extractor(observations))
+    return policy.features_extractor(observations), onehot
+
+
+def hint_onehot(policy, hints):
+    """The hints one-hot (a row of zeros for a hint of -1: none), for a policy with the
+    heuristic prior; None for one without."""
+    import torch
+
+    if getattr(policy, "baralho_prior", "none") != "heuristic":
+        return None
+    if hints is None:
+        raise PolicyError("this policy plays with the heuristic's hint (its card's prior), and none was given")
+    hints = torch.as_tensor(np.asarray(hints, np.int64))
+    rows = (hints >= 0).nonzero()[:, 0]
+    onehot = torch.zeros((len(hints), policy.action_space.n))
+    onehot[rows, hints[rows]] = 1.0
+    return onehot
+
+
+def logits_of(policy, features, onehot):
+    """hinted_logits' second half: (logits, value latent) from features_of's output."""
+    latent_pi, latent_vf = policy.mlp_extractor(features)
     logits = policy.action_net(latent_pi)
-    if hinted:
+    if onehot is not None:
         logits = logits + policy.prior_weight * onehot
     return logits, latent_vf
 

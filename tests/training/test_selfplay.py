@@ -194,9 +194,10 @@ def test_actions_stay_in_the_mask_and_an_empty_batch_is_no_forward_pass():
     assert [len(x) for x in sp.act(policy, np.zeros((0, 298)), np.zeros((0, 18), np.int8))] == [0, 0, 0]
 
 
-def test_act_samples_and_scores_as_torch_categorical_does():
-    """act's sampling is Categorical's, op for op: same generator state, same actions and
-    log-probabilities (so a run's draws did not change when act stopped building one)."""
+def test_act_scores_as_torch_categorical_and_samples_its_distribution():
+    """act's log-probabilities are Categorical's; its inverse-CDF draws follow the masked
+    softmax (frequencies within 5 standard errors over 40,000 draws) and never a masked action,
+    also when u * total rounds up to the total."""
     import torch
 
     from baralho.agents.policy import build_policy
@@ -205,16 +206,27 @@ def test_act_samples_and_scores_as_torch_categorical_does():
     rng = np.random.default_rng(1)
     obs, mask = rng.normal(size=(64, 298)).astype(np.float32), rng.random((64, 18)) < 0.4
     mask[:, 3] = True
-    torch.manual_seed(5)
     actions, logp, values = sp.act(policy, obs, mask)
-    torch.manual_seed(5)
     with torch.no_grad():
-        logits, want_values = sp.forward(policy, obs, mask)
+        logits, want_values = sp.forward(policy, *sp.inputs(policy, obs), mask)
         dist = torch.distributions.Categorical(logits=logits)
-        want = dist.sample()
-    assert np.array_equal(actions, want.numpy()) and len(set(actions.tolist())) > 1
-    assert np.array_equal(logp, dist.log_prob(want).numpy()) and np.array_equal(values, want_values.numpy())
+    assert mask[np.arange(64), actions].all() and len(set(actions.tolist())) > 1
+    assert np.allclose(logp, dist.log_prob(torch.as_tensor(actions)).numpy(), atol=1e-5)
+    assert np.array_equal(values, want_values.numpy())
     assert np.array_equal(sp.act(policy, obs, mask, deterministic=True)[0], logits.argmax(-1).numpy())
+
+    probs = torch.tensor([[0.0, 0.5, 0.0, 0.3, 0.2, 0.0]]).repeat(40_000, 1)
+    drawn = sp.sample(probs).numpy()
+    freq = np.bincount(drawn, minlength=6) / len(drawn)
+    assert np.all(np.abs(freq - probs[0].numpy()) < 5 * np.sqrt(0.25 / len(drawn))), freq
+    real_rand = torch.rand
+    try:                    # u * total rounded up to the total (u = 1 stands for it): the last possible action
+        torch.rand = lambda *shape: torch.ones(shape)
+        assert sp.sample(torch.tensor([[0.1, 0.2, 0.7, 0.0, 0.0]])).tolist() == [2]
+        torch.rand = lambda *shape: torch.zeros(shape)
+        assert sp.sample(torch.tensor([[0.0, 0.0, 1.0]])).tolist() == [2]
+    finally:
+        torch.rand = real_rand
 
 
 def tiny(out, env_id="rodizio_v1", **kw):
@@ -394,13 +406,14 @@ def test_the_critic_warm_up_moves_the_value_net_only():
 
     policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]), prior="heuristic")
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
-    b, pending = sp.SeatBook(64, 298, 18), np.full((16, 2), -1, np.int64)
+    b, pending = sp.SeatBook(64, 298 + 18, 18), np.full((16, 2), -1, np.int64)    # the hint one-hot after
     rng = np.random.default_rng(0)
     for t in range(3):
         envs = np.arange(16)
         obs, mask = rng.normal(size=(16, 298)), np.ones((16, 18), bool)
-        a, logp, v = sp.act(policy, obs, mask, hint=np.full(16, 2))
-        b.decide(pending, envs, np.full(16, t % 2), obs, mask, a, logp, v, hint=np.full(16, 2))
+        x, onehot = sp.inputs(policy, obs, np.full(16, 2))
+        a, logp, v = sp.act_on(policy, x, onehot, mask)
+        b.decide(pending, envs, np.full(16, t % 2), x.numpy(), mask, a, logp, v, hint=np.full(16, 2))
         b.credit(pending, rng.normal(size=(16, 2)).astype(np.float32), np.full(16, t == 2))
     before = {k: v.clone() for k, v in policy.state_dict().items()}
     cfg = sp.config_for("rodizio_v1", minibatch=16, epochs=2)
