@@ -152,6 +152,23 @@ def test_chuche_margin_reads_the_observers_points_against_the_best_other():
         sp.config_for("chuche_v1", shaping=-1)
 
 
+def test_scala40_margin_is_the_best_others_standing_minus_the_observers():
+    """Standing = match total + this hand if it ended now: the observer's own penalty points
+    (ace 11, a 7, a joker 25), the others' cards times the deck's mean penalty (two decks, two
+    jokers: 810 / 106); an eliminated seat is out of reach."""
+    import baralho
+
+    game = baralho.make("scala40_v1", num_players=3).unwrapped.game
+    layout = game.obs_layout
+    obs = np.zeros((1, layout.size), np.int8)
+    obs[0, layout["hand"].start + np.array([0, 6])] = 1   # the ace and the 7 of the first suit
+    obs[0, layout["hand_jokers"]] = 1
+    obs[0, layout["players"]] = [3, 1, 0, 40,   2, 1, 0, 60,   9, 0, 1, 101]
+    mean = 810 / 106
+    phi = sp.SHAPING["scala40_v1"](layout, game)(obs)
+    np.testing.assert_allclose(phi, [((60 + 2 * mean) - (40 + 11 + 7 + 25)) / 100], rtol=1e-5)
+
+
 def test_in_real_play_each_seat_is_credited_its_own_game_return_once():
     import baralho.vector as bv
 
@@ -337,11 +354,11 @@ def test_bad_settings_are_refused_before_anything_starts(tmp_path):
 
 
 def test_a_warm_start_brings_gentler_ppo_and_none_turns_both_off():
-    on, off = sp.config_for("scala40_v1"), sp.config_for("scala40_v1", warm_start="none")
+    on, off = sp.config_for("rodizio_v1"), sp.config_for("rodizio_v1", warm_start="none")
     assert on.warm_start == "heuristic" and on.learning_rate == sp.GENTLE["learning_rate"]
     assert off.warm_start is None and (off.learning_rate, off.ent_coef, off.clip_range) == (3e-4, 0.01, 0.2)
-    assert sp.config_for("rodizio_v1", warm_start="heuristic").clip_range == sp.GENTLE["clip_range"]
-    assert sp.config_for("scala40_v1", learning_rate=5e-4).learning_rate == 5e-4       # a flag wins
+    assert sp.config_for("chuche_v1", warm_start="heuristic").clip_range == sp.GENTLE["clip_range"]
+    assert sp.config_for("rodizio_v1", learning_rate=5e-4).learning_rate == 5e-4       # a flag wins
 
 
 def test_the_docstring_table_shows_the_defaults():
