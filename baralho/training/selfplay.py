@@ -55,8 +55,8 @@ flags override):
 |---|---|---:|---:|---|---:|---:|---|---|---|---:|---|---:|
 | rodizio_v1 | compiled | 1024 | 16 | 128x128 | 0.99 | 2 | 0.3 / 0.5 / 0.2 | heuristic | none | 0 | 0.0001/0/0.1 | 18 |
 | chuche_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | none | 0 | 0.0003/0.01/0.2 | 18 |
-| roda_de_samba_v1 | compiled | 256 | 16 | 256x256 symlog | 0.995 | 4 | 0.3 / 0.5 / 0.2 | none | heuristic | 1 | 0.0003/0/0.2 | 50 |
-| scala40_v1 | compiled | 512 | 16 | 128x128 symlog | 0.995 | 2 | 0.3 / 0.5 / 0.2 | none | heuristic | 1 | 0.0003/0/0.2 | 50 |
+| roda_de_samba_v1 | compiled | 512 | 16 | 128x128 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | heuristic | 1 | 0.0003/0/0.2 | 50 |
+| scala40_v1 | compiled | 512 | 16 | 128x128 symlog | 0.98 | 1 | 0.3 / 0.5 / 0.2 | none | heuristic | 1 | 0.0003/0/0.2 | 30 |
 
 Measured (2026-12-01, 2 players, short runs on the 2-core machine under a load of 3-5, 200-game
 evaluations, so about +-0.07; every trial is in the commit that set these):
@@ -104,8 +104,14 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
   an MLP. The same prior defaults with ``shaping=1`` (the fame margin as a potential; now a default),
   alone on the machine (a faster host than the runs above: 3,779 decisions/s): 0.500 at 2M, 0.560 at
   4M, 0.587 at 6M, 0.597 at 8M, final **0.585 [0.545, 0.624]** over 600 games at 11.4M decisions,
-  50.2 min (heuristic vs heuristic 0.497): the zoo's policy, its card in
-  baralho/zoo/v1/roda_de_samba_v1.md.
+  50.2 min (heuristic vs heuristic 0.497), 2,433 learner decisions/s (the heuristic, in Python then,
+  was 897 s of it). With the compiled heuristic the update was the bottleneck (70% of a 600k-decision
+  run at 256x256, 4 epochs: 4,176 learner decisions/s); these defaults (128x128, 1 epoch of 512, 512
+  envs: 11,362/s after the critic's warm-up, 8,921/s with 2 epochs of 1024), alone (2026-12-03):
+  0.543 at 6M, 0.558 at 12M, 0.620 at 18M, 0.590, 0.628, 0.617, 0.630 to 42M, final **0.615 [0.575,
+  0.653]** over 600 games at 45.5M decisions, 50.0 min, 9,777 learner decisions/s whole run (15,145
+  every seat's; the league's forward passes, net 1,583 s, grow as it fills): the zoo's policy, its
+  card in baralho/zoo/v1/roda_de_samba_v1.md.
 - scala40_v1: alone, these defaults (a warm start, symlog inputs, epochs 1, 256 envs x 16): the clone
   agrees with the heuristic on 0.830 of held-out decisions (0.790 where there is a choice), then
   PPO 0.128 [0.104, 0.157] at 0.5M and 0.125 at 1M (8.4 min: the 600-game evaluations of long
@@ -113,7 +119,11 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
   prior, 400k decisions of critic warm-up, the penalty margin as a potential, 512 envs x 16, 2
   epochs of 1024), alone (2026-12-02): 0.485 [0.445, 0.525] at 4M, 0.423 at 8M, 0.492 at 12M, 0.440
   at 16M decisions (600 games each; about 7,000 decisions/s), approx KL 0.0003, entropy 0.38 -> 0.18:
-  the policy stays near the heuristic and finds nothing better. Not yet shown above 0.5.
+  the policy stays near the heuristic and finds nothing better. These defaults (gamma 0.98, so the
+  penalty-margin potential carries the long match and the advantages look about 50 decisions ahead;
+  1 epoch of 512, as Roda de Samba), alone (2026-12-03): 0.503 at 5M, 0.510 at 10M, final 0.528
+  [0.488, 0.568] over 600 games at 15.0M decisions, 30.6 min, 5,823 learner decisions/s (8,147 every
+  seat's): rising, not yet entirely above 0.5; a 50-minute run is next.
 
 With a warm start the policy first imitates the heuristic on ``warm_start_steps``
 decisions (it plays every seat of the batch; behaviour cloning with
@@ -195,16 +205,17 @@ DEFAULTS: dict[str, dict] = {
                        self_share=0.3, heuristic_share=0.5, warm_start="heuristic"),
     "chuche_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), inputs="symlog", gamma=0.995, epochs=1,
                       self_share=0.3, heuristic_share=0.5),
-    # the heuristic prior; 4 epochs of 512 and a critic warm-up, as GENTLE steps left the policy where it began;
+    # the heuristic prior and a critic warm-up, as GENTLE steps left the policy where it began; 1 epoch of 512
+    # at 128x128 (4 epochs at 256x256 learned as well, at 0.4x the decisions per second);
     # the fame margin as a potential: without it PPO kept the heuristic's level
-    "roda_de_samba_v1": dict(num_envs=256, rollout=16, net_arch=(256, 256), inputs="symlog", gamma=0.995,
-                             epochs=4, minibatch=512, self_share=0.3, heuristic_share=0.5, prior="heuristic",
+    "roda_de_samba_v1": dict(num_envs=512, rollout=16, net_arch=(128, 128), inputs="symlog", gamma=0.995,
+                             epochs=1, minibatch=512, self_share=0.3, heuristic_share=0.5, prior="heuristic",
                              critic_warmup=400_000, learning_rate=3e-4, ent_coef=0.0, clip_range=0.2,
-                             shaping=1.0, max_minutes=50.0, eval_every=2_000_000),   # a 600-game evaluation: ~1.5 min
-    "scala40_v1": dict(num_envs=512, rollout=16, net_arch=(128, 128), inputs="symlog", gamma=0.995, epochs=2,
-                       minibatch=1024, self_share=0.3, heuristic_share=0.5, prior="heuristic",
+                             shaping=1.0, max_minutes=50.0, eval_every=6_000_000),   # a 600-game evaluation: ~1.5 min
+    "scala40_v1": dict(num_envs=512, rollout=16, net_arch=(128, 128), inputs="symlog", gamma=0.98, epochs=1,
+                       minibatch=512, self_share=0.3, heuristic_share=0.5, prior="heuristic",
                        critic_warmup=400_000, learning_rate=3e-4, ent_coef=0.0, clip_range=0.2, shaping=1.0,
-                       max_minutes=50.0, eval_every=4_000_000),
+                       max_minutes=30.0, eval_every=5_000_000),
 }
 
 

@@ -72,7 +72,9 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str
         f"- **Decisions**: {summary['decisions']:,} env decisions, every seat's "
         f"({summary['learner_decisions']:,} learned from), {summary['updates']:,} PPO updates.",
         f"- **Wall time**: {summary['wall_seconds'] / 60:.1f} min (warm start, evaluations and saving included); "
-        f"{summary['decisions_per_second']:,.0f} decisions/s over the whole run. Where the time went (s): "
+        f"{summary['decisions_per_second']:,.0f} decisions/s over the whole run "
+        f"({summary['learner_decisions_per_second']:,.0f} learned from per second, the figure SB3's fps "
+        f"compares with). Where the time went (s): "
         + ", ".join(f"{k} {v:.0f}" for k, v in split.items()) + ".",
     ]
     if summary.get("warm_start"):
