@@ -224,10 +224,17 @@ def hint_onehot(policy, hints):
 def logits_of(policy, features, onehot):
     """hinted_logits' second half: (logits, value latent) from features_of's output."""
     latent_pi, latent_vf = policy.mlp_extractor(features)
-    logits = policy.action_net(latent_pi)
-    if onehot is not None:
-        logits = logits + policy.prior_weight * onehot
-    return logits, latent_vf
+    return with_prior(policy, policy.action_net(latent_pi), onehot), latent_vf
+
+
+def actor_logits(policy, features, onehot):
+    """logits_of's logits alone, through the policy net only (a move needs no value)."""
+    return with_prior(policy, policy.action_net(policy.mlp_extractor.forward_actor(features)), onehot)
+
+
+def with_prior(policy, logits, onehot):
+    """The logits, plus ``prior_weight`` on each row's hint for a policy with the prior."""
+    return logits if onehot is None else logits + policy.prior_weight * onehot
 
 
 def forget_plan(heuristic, action: int, hint: int) -> None:

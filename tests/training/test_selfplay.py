@@ -231,6 +231,17 @@ def test_act_scores_as_torch_categorical_and_samples_its_distribution():
     assert np.allclose(logp, dist.log_prob(torch.as_tensor(actions)).numpy(), atol=1e-5)
     assert np.array_equal(values, want_values.numpy())
     assert np.array_equal(sp.act(policy, obs, mask, deterministic=True)[0], logits.argmax(-1).numpy())
+    # moves_on (a league snapshot's and an evaluation's moves: the policy net alone) plays the same
+    # argmax and draws from the same distribution, never a masked action
+    assert np.array_equal(sp.moves_on(policy, *sp.inputs(policy, obs), mask, deterministic=True),
+                          logits.argmax(-1).numpy())
+    torch.manual_seed(2)
+    drawn = np.stack([sp.moves_on(policy, *sp.inputs(policy, obs[:1].repeat(4000, 0)), mask[:1].repeat(4000, 0))
+                      for _ in range(5)]).ravel()
+    want = dist.probs[0].numpy()
+    freq = np.bincount(drawn, minlength=18) / len(drawn)
+    assert np.all(np.abs(freq - want) < 5 * np.sqrt(want * (1 - want) / len(drawn)) + 1e-9), (freq, want)
+    assert len(sp.moves_on(policy, *sp.inputs(policy, obs[:0]), mask[:0])) == 0
 
     probs = torch.tensor([[0.0, 0.5, 0.0, 0.3, 0.2, 0.0]]).repeat(40_000, 1)
     drawn = sp.sample(probs).numpy()
@@ -440,3 +451,40 @@ def test_the_critic_warm_up_moves_the_value_net_only():
     sp.ppo_update(policy, optimizer, b, b.advantages(0.99, 0.95), cfg, rng)
     moved = {k for k, v in policy.state_dict().items() if not torch.equal(v, before[k])}
     assert "prior_weight" in moved and "action_net.weight" in moved
+
+
+@pytest.mark.parametrize("env_id, inputs, prior", [("scala40_v1", "symlog", "heuristic"),
+                                                   ("chuche_v1", "symlog", "none"),
+                                                   ("rodizio_v1", "raw", "heuristic"),
+                                                   ("roda_de_samba_v1", "raw", "none")])
+def test_the_trainers_inputs_are_the_features_extractors_bit_for_bit(env_id, inputs, prior):
+    """sp.inputs looks the integer observations up in a table; a policy plays through
+    features_of (torch's symlog): both must give the nets the same numbers, the dtype's
+    extremes (beyond any observation's bounds) and hints of -1 (none) included."""
+    import torch
+
+    from baralho.agents.policy import build_policy, features_of
+
+    policy = build_policy(env_id, {}, dict(pi=[8], vf=[8]), inputs=inputs, prior=prior)
+    size = policy.observation_space.shape[0] - (policy.action_space.n if prior == "heuristic" else 0)
+    rng = np.random.default_rng(0)
+    dtype = baralho_vector_dtype(env_id)
+    low, high = np.iinfo(dtype).min, np.iinfo(dtype).max
+    obs = rng.integers(-200, 200, (300, size)).astype(dtype)
+    obs[:2, :3] = [[low, high, 0], [-1, 1, high - 1]]
+    obs[2:258, 3] = np.arange(-128, 128)
+    hint = rng.integers(-1, policy.action_space.n, 300) if prior == "heuristic" else None
+    x, onehot = sp.inputs(policy, obs, hint)
+    with torch.no_grad():
+        want, want_onehot = features_of(policy, torch.as_tensor(obs, dtype=torch.float32), hint)
+    assert x.dtype == want.dtype and x.shape == want.shape
+    assert torch.equal(x, want)
+    assert (onehot is None) == (want_onehot is None)
+    if onehot is not None:
+        assert torch.equal(onehot, want_onehot) and (hint == -1).any()
+
+
+def baralho_vector_dtype(env_id):
+    import baralho.vector as bv
+
+    return bv.make(env_id, 1, 0).reset()[0].dtype
