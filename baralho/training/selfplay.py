@@ -123,7 +123,12 @@ evaluations, so about +-0.07; every trial is in the commit that set these):
   penalty-margin potential carries the long match and the advantages look about 50 decisions ahead;
   1 epoch of 512, as Roda de Samba), alone (2026-12-03): 0.503 at 5M, 0.510 at 10M, final 0.528
   [0.488, 0.568] over 600 games at 15.0M decisions, 30.6 min, 5,823 learner decisions/s (8,147 every
-  seat's): rising, not yet entirely above 0.5; a 50-minute run is next.
+  seat's): rising, not yet entirely above 0.5. The nets' inputs by table lookup into the book, a
+  gather per minibatch, fused Adam (1M decisions alone: 6,638 -> 11,020 learner decisions/s) and 55
+  minutes (these defaults), alone: 0.502 at 10M, 0.543 at 20M, final **0.545 [0.505, 0.584]** over
+  600 games at 29.6M decisions, 55.4 min, 6,351 learner decisions/s whole run (8,901 every seat's;
+  net 1,606 s, update 1,361: slower per decision than the 1M-decision run, most between 10M and
+  20M): the zoo's policy, its card in baralho/zoo/v1/scala40_v1.md.
 
 With a warm start the policy first imitates the heuristic on ``warm_start_steps``
 decisions (it plays every seat of the batch; behaviour cloning with
