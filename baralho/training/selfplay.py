@@ -48,8 +48,8 @@
 
 Every game: learning stops after its ``minutes`` (``--max-minutes``; issue 24 allows one
 ``baralho train ENV_ID`` an hour, the final evaluation included) or 50M env decisions
-(``--timesteps``; Scala 40's 100M, so its clock binds), whichever comes first, then the final evaluation and save. Per-game defaults (``DEFAULTS``;
-flags override):
+(``--timesteps``; Scala 40's 100M, so its clock binds), whichever comes first, then the final
+evaluation and save. Per-game defaults (``DEFAULTS``; flags override):
 
 | env | engine | envs | rollout | net | gamma | epochs | self / heur / league | warm start | prior | shaping | lr/ent/clip | minutes |
 |---|---|---:|---:|---|---:|---:|---|---|---|---:|---|---:|
@@ -345,8 +345,8 @@ SHAPING = {"chuche_v1": chuche_margin, "roda_de_samba_v1": roda_de_samba_margin,
 def inputs(policy, obs: np.ndarray, hint: np.ndarray | None = None, out: np.ndarray | None = None):
     """What the nets read, for a batch of observations (and, for a policy with the heuristic
     prior, the heuristic's move in each row): ``features_of``'s (features, hint one-hot or
-    None), tensors, no gradient. A rollout step computes them once for the learner and every
-    league snapshot (same inputs and prior: the run's), and the book keeps them for the update
+    None), tensors, no gradient. A rollout step computes them once per decision, the league
+    snapshots' too (same inputs and prior: the run's), and the book keeps the learner's for the update
     (symlog over Scala 40's 3,129 inputs, recomputed there, was a quarter of a run's time).
 
     The observations are int8 or int16, so the features extractor's value of each is a table
@@ -410,11 +410,16 @@ def fill_inputs(obs, hint, lut, scale, out):
 
 def forward(policy, x, onehot, mask: np.ndarray):
     """(masked logits, values) from ``inputs``' output and int8/bool masks."""
-    import torch
 
     logits, latent_vf = logits_of(policy, x, onehot)
-    legal = torch.as_tensor(np.asarray(mask, bool))
-    return logits.masked_fill(~legal, -1e8), policy.value_net(latent_vf).squeeze(-1)
+    return masked(logits, mask), policy.value_net(latent_vf).squeeze(-1)
+
+
+def masked(logits, mask: np.ndarray):
+    """The logits with every illegal action's at -1e8 (an int8/bool mask)."""
+    import torch
+
+    return logits.masked_fill(~torch.as_tensor(np.asarray(mask, bool)), -1e8)
 
 
 def rows_of(x, onehot, rows: np.ndarray):
@@ -452,7 +457,7 @@ def moves_on(policy, x, onehot, mask, deterministic: bool = False) -> np.ndarray
     if len(x) == 0:
         return np.zeros(0, np.int64)
     with torch.no_grad():
-        logits = actor_logits(policy, x, onehot).masked_fill(~torch.as_tensor(np.asarray(mask, bool)), -1e8)
+        logits = masked(actor_logits(policy, x, onehot), mask)
         return (logits.argmax(-1) if deterministic else sample(logits.softmax(-1))).numpy()
 
 

@@ -117,7 +117,8 @@ def test_symlog_inputs_are_on_the_card_and_a_policy_plays_the_same_after_loading
     import torch
 
     from baralho.agents.policy import build_policy, load_policy, save_policy
-    from baralho.training.selfplay import forward as forward_on, inputs
+    from baralho.training.selfplay import forward as forward_on
+    from baralho.training.selfplay import inputs
 
     def forward(policy, obs, mask):
         return forward_on(policy, *inputs(policy, obs), mask)
