@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 # Each pytest-xdist worker keeps its own numba cache: two processes compiling the same
 # kernels into one cache folder at once can leave an entry the other loads half-written.
 # Kept between runs (a second run loads the kernels instead of compiling them). The
@@ -72,3 +74,11 @@ def pytest_unconfigure(config):
     ready = os.environ.get("BARALHO_WARM_UP_READY")
     if ready and not hasattr(config, "workerinput"):
         Path(ready).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def empty_zoo(tmp_path, monkeypatch):
+    """A zoo with no v1 policy: every game ships one, so this stands for a game without one."""
+    import baralho.zoo
+
+    monkeypatch.setattr(baralho.zoo, "V1", tmp_path)

@@ -410,7 +410,6 @@ def fill_inputs(obs, hint, lut, scale, out):
 
 def forward(policy, x, onehot, mask: np.ndarray):
     """(masked logits, values) from ``inputs``' output and int8/bool masks."""
-
     logits, latent_vf = logits_of(policy, x, onehot)
     return masked(logits, mask), policy.value_net(latent_vf).squeeze(-1)
 
@@ -669,7 +668,6 @@ def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlay
     if len(rows) == 0:              # nothing closed yet (long games, a short rollout): no step
         return dict(dict.fromkeys(keys, 0.0), decisions=0)
     onehot = hint_onehot(policy, book.hint[rows])         # hint -1: none
-    legal = torch.as_tensor(book.mask[rows])
     action = torch.as_tensor(book.action[rows])
     old_logp = torch.as_tensor(book.logp[rows])
     advantage = torch.as_tensor(adv[rows])
@@ -679,7 +677,7 @@ def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlay
         for mb in np.array_split(rng.permutation(len(rows)), max(1, len(rows) // cfg.minibatch)):
             features = torch.from_numpy(book.x[rows[mb]])    # one gather from the book, per minibatch
             logits, latent_vf = logits_of(policy, features, None if onehot is None else onehot[mb])
-            logits = logits.masked_fill(~legal[mb], -1e8)
+            logits = masked(logits, book.mask[rows[mb]])
             values = policy.value_net(latent_vf).squeeze(-1)
             logits = logits.log_softmax(-1)       # Categorical's log_prob and entropy, without its logsumexp
             logp = logits.gather(-1, action[mb].unsqueeze(-1)).squeeze(-1)

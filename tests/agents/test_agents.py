@@ -238,12 +238,8 @@ def test_the_zoo_model_loads_by_name_and_plays_legal_moves(env_id):
             break
 
 
-def test_a_game_without_a_zoo_model_is_refused_clearly(tmp_path, monkeypatch):
-    # every game ships a v1 policy, so an empty zoo stands for a game without one: the v0 ones are
-    # retired, and the message says so
-    import baralho.zoo
-
-    monkeypatch.setattr(baralho.zoo, "V1", tmp_path)
+def test_a_game_without_a_zoo_model_is_refused_clearly(empty_zoo):
+    # the v0 policies are retired, and the message says so
     with pytest.raises(ValueError, match=r"no zoo model for 'scala40_v1' \(zoo: \[\]\).*v0 policies.*retired"):
         make_agent("ppo", "scala40_v1")
 

@@ -71,13 +71,11 @@ def test_players_and_config_num_players_never_silently_disagree(argv, capsys):
     assert "disagree" in capsys.readouterr().err
 
 
-def test_evaluate_takes_the_zoo_spec_as_tournament_does(capsys, tmp_path, monkeypatch):
-    import baralho.zoo
-
+def test_evaluate_takes_the_zoo_spec_as_tournament_does(capsys, request):
     assert model_spec("ppo") == "ppo" and model_spec("ppo:runs/x.zip") == "ppo:runs/x.zip"
     assert model_spec("runs/train/final.zip") == "ppo:runs/train/final.zip"
     assert main(["evaluate", "ppo", "rodizio_v1", "--games", "2", "--quiet", "--workers", "1"]) == 0   # shipped
-    monkeypatch.setattr(baralho.zoo, "V1", tmp_path)         # every game ships one: an empty zoo has none
+    request.getfixturevalue("empty_zoo")          # every game ships one: an empty zoo has none
     assert main(["evaluate", "ppo", "scala40_v1", "--games", "2", "--quiet", "--workers", "1"]) == 2
     assert "no zoo model for 'scala40_v1'" in capsys.readouterr().err     # not "no file ppo"
 
