@@ -25,6 +25,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import baralho
+from baralho.envs import compiled_ids
 from benchmarks import anchors, costs, fuzz, git_head, throughput, training_fps
 from benchmarks import vector as vector_bench
 
@@ -181,7 +182,6 @@ def main(argv: list[str] | None = None) -> int:
 
     # 1b. the batched engines ---------------------------------------------------------
     print("vector ...", flush=True)
-    import baralho.vector as bv
 
     md += ["## Batched engines (baralho.vector)", "",
            f"Random legal play on `baralho.vector.make(env_id, num_envs=B)`, one core (threads=1): the "
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
            "| env | config | " + " | ".join(f"B={b:,}" for b in vector_bench.BATCHES) + " | × floor at 4,096 |",
            "|---|---|" + "---:|" * (len(vector_bench.BATCHES) + 1)]
     extra = []
-    for env_id in sorted(bv.COMPILED):
+    for env_id in sorted(compiled_ids()):
         cfg = baralho.env_module(env_id).TEST_CONFIGS[0]
         sps = {b: max(vector_bench.run_vector(env_id, cfg, b, secs, seed=k) for k in range(reps))
                for b in vector_bench.BATCHES}
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             first, cached = vector_bench.compile_seconds(env_id, cfg)
             times = f"{first:.1f} | {cached:.1f}"
         extra.append(f"| {env_id} | {mem['state']} | {mem['obs']} | {mem['total']} | {times} |")
-    if gin is not None and "scala40_v1" in bv.COMPILED:
+    if gin is not None and "scala40_v1" in compiled_ids():
         cfg = baralho.env_module("scala40_v1").TEST_CONFIGS[0]
         best = max(vector_bench.run_vector("scala40_v1", cfg, 4096, secs, seed=k) for k in range(reps))
         md += ["", f"Scala 40 batched (B=4,096, one core) vs OpenSpiel gin rummy (C++, same run, throughput "
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = baralho.env_module(env_id).TEST_CONFIGS[0]
         c = costs.measure(env_id, cfg)       # on the env's default engine (compiled where it has one)
         sims = {e: costs.ismcts_sims_per_second(env_id, cfg, e, 0.5 if q else 3.0) for e in ("reference", "compiled")
-                if e == "reference" or env_id in bv.COMPILED}
+                if e == "reference" or env_id in compiled_ids()}
         compiled = f"{sims['compiled']:,.0f}" if "compiled" in sims else "—"
         md.append(f"| {env_id} | {cfg} | {c['env_bytes']:,} | {c['state_bytes']:,.0f} | "
                   f"{c['pickled_bytes']:,.0f} | {c['copy_us']:.1f} | {c['resample_us']:.1f} | "

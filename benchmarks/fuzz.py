@@ -217,9 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games, --workers and --chunk must be >= 1")
     bad = 0
     if args.differential:
-        from baralho.vector import COMPILED
+        from baralho.envs import compiled_ids
 
-        args.envs = [e for e in args.envs if e in COMPILED]
+        args.envs = [e for e in args.envs if e in compiled_ids()]
     for env_id in args.envs:
         name = f"{env_id}_differential" if args.differential else env_id
         extra = {} if args.chunk is None else dict(chunk=args.chunk)

@@ -75,13 +75,13 @@ def measure(env_ids, seconds: float, repeats: int, peers: dict[str, Runner] | No
     items: list[tuple[str, dict, str, Runner]] = [
         ("null (adapter floor)", {}, "floor", env_runner(null_env)),
         ("null + PettingZoo classic wrappers", {}, "floor", env_runner(classic_chain_over_null))]
-    from baralho.vector import COMPILED
+    from baralho.envs import compiled_ids
 
     for env_id in env_ids:
         configs = baralho.env_module(env_id).TEST_CONFIGS
         for cfg in configs:
             items.append((env_id, cfg, "env", env_runner(lambda e=env_id, c=cfg: baralho.make(e, **c))))
-        if env_id in COMPILED:     # the same env on the Python engine, for the comparison
+        if env_id in compiled_ids():     # the same env on the Python engine, for the comparison
             cfg = {**configs[0], "engine": "reference"}
             items.append((env_id, cfg, "env", env_runner(lambda e=env_id, c=cfg: baralho.make(e, **c))))
     items += [(name, {}, "peer", run) for name, run in (peers or {}).items()]

@@ -19,6 +19,7 @@ import numpy as np
 
 import baralho
 import baralho.vector as bv
+from baralho.envs import compiled_ids
 
 BATCHES = (1, 64, 1024, 4096, 16384)
 
@@ -71,7 +72,7 @@ def compile_seconds(env_id: str, config: dict) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--envs", nargs="*", default=sorted(bv.COMPILED), choices=sorted(bv.COMPILED))
+    ap.add_argument("--envs", nargs="*", default=sorted(compiled_ids()), choices=sorted(compiled_ids()))
     args = ap.parse_args(argv)
     for env_id in args.envs:
         cfg = baralho.env_module(env_id).TEST_CONFIGS[0]

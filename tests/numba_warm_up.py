@@ -43,12 +43,13 @@ def config(name: str, folder: str) -> tuple[str, dict]:
 def play(env_id: str, config: dict) -> None:
     import baralho
     import baralho.vector as bv
-    from baralho.vector.heuristic import COMPILED_HEURISTICS, BatchHeuristic
+    from baralho.envs import has_module
+    from baralho.vector.heuristic import BatchHeuristic
 
     rng = np.random.default_rng(0)
     venv = bv.make(env_id, num_envs=4, seed=0, **config)
     obs, mask, seat = venv.reset()
-    heuristic = BatchHeuristic(venv.game, 4) if env_id in COMPILED_HEURISTICS else None
+    heuristic = BatchHeuristic(venv.game, 4) if has_module(env_id, "fast_heuristic") else None
     for _ in range(20):
         if heuristic is not None:                      # the compiled heuristic (trainer, its tests)
             heuristic.act(np.arange(4), obs, mask)

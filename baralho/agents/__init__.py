@@ -10,30 +10,13 @@ agents/policy.py; SB3 zips are refused, they unpickle) · ``ppo`` (the env's zoo
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 import baralho
-from baralho.agents.base import Agent, RandomAgent, bind_if_needed, table_of
+from baralho.agents.base import Agent, RandomAgent, bind_if_needed, heuristic_for, table_of
 from baralho.agents.ismcts import ISMCTSAgent
 
-# env id -> "module:Class" of the game's rule-based player (reads only its observation)
-HEURISTICS: dict[str, str] = {
-    "rodizio_v1": "baralho.envs.rodizio.heuristic:RodizioHeuristic",
-    "chuche_v1": "baralho.envs.chuche.heuristic:ChucheHeuristic",
-    "roda_de_samba_v1": "baralho.envs.roda_de_samba.heuristic:RodaDeSambaHeuristic",
-    "scala40_v1": "baralho.envs.scala40.heuristic:Scala40Heuristic",
-}
-
-__all__ = ["Agent", "HEURISTICS", "ISMCTSAgent", "RandomAgent", "bind_if_needed", "make_agent"]
-
-
-def heuristic_for(env_id: str, game, seed: int | None = None):
-    if env_id not in HEURISTICS:
-        raise ValueError(f"no heuristic registered for {env_id!r}; have {sorted(HEURISTICS)}")
-    module, cls = HEURISTICS[env_id].split(":")
-    return getattr(importlib.import_module(module), cls)(game, seed=seed)
+__all__ = ["Agent", "ISMCTSAgent", "RandomAgent", "bind_if_needed", "heuristic_for", "make_agent"]
 
 
 def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | None = None):

@@ -71,3 +71,13 @@ class RandomAgent:
     def act(self, observation: dict[str, np.ndarray], agent_id: str) -> int:
         legal = np.flatnonzero(observation["action_mask"])
         return int(legal[self.rng.integers(len(legal))])
+
+
+def heuristic_for(env_id: str, game, seed: int | None = None):
+    """The game's rule-based player (its folder's ``heuristic.py``; it reads only its observation)."""
+    from baralho.envs import game_module
+
+    module = game_module(env_id, "heuristic")
+    if module is None:
+        raise ValueError(f"{env_id} has no heuristic (baralho/envs/<game>/heuristic.py)")
+    return module.Heuristic(game, seed=seed)

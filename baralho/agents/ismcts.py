@@ -108,11 +108,11 @@ class ISMCTSAgent:
         self.env = env.unwrapped
         game = self.env.game
         if self.rollout == "heuristic" and self._policy is None:
-            from baralho.agents import heuristic_for
+            from baralho.agents.base import heuristic_for
 
             self._policy = heuristic_for(game.env_id, game, seed=None if self.seed is None else self.seed + 1)
         if self.guided and self._own is None:
-            from baralho.agents import heuristic_for
+            from baralho.agents.base import heuristic_for
             from baralho.agents.guides import guide_for
 
             self._own = heuristic_for(game.env_id, game, seed=self.seed)

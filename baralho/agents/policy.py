@@ -333,7 +333,7 @@ class PolicyAgent:
         self.rng = np.random.default_rng(seed)
         self.hint = None
         if self.card.get("prior", "none") == "heuristic":
-            from baralho.agents import heuristic_for
+            from baralho.agents.base import heuristic_for
 
             game = baralho.make(self.card["env_id"], **(self.card["config"] if config is None else config))
             self.hint = heuristic_for(self.card["env_id"], game.unwrapped.game, seed)

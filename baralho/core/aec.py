@@ -84,10 +84,10 @@ class BaralhoEnv(AECEnv):
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
                  render_view: str | int = "current", engine: str | None = None) -> None:
         super().__init__()
-        from baralho.core.compiled import default_engine, select_engine
+        from baralho.core.compiled import select_engine
 
         # the compiled engine by default where the game has one (baralho/core/compiled.py)
-        game = select_engine(game, default_engine(game.env_id) if engine is None else engine)
+        game = select_engine(game, engine)
         self.engine = getattr(game, "engine", "reference")
         name = game.env_id
         self.metadata = {**self.metadata, "render_modes": render_modes(game)}

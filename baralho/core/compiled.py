@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -444,27 +445,24 @@ class CompiledGame:
         assert np.array_equal(self.reference.legal_mask(ref), s.mask), "compiled mask drifted"
 
 
-def compiled_module(env_id: str) -> ModuleType | None:
-    """The game's compiled engine module, or None when it has none yet."""
-    from baralho.vector import COMPILED
+def compiled_module(game) -> ModuleType | None:
+    """The compiled engine of ``game`` (a reference game): the ``fast.py`` beside the module that
+    defines its class, by the folder template (baralho/envs/README.md); None when it has none.
+    Found by file name, so the ground floor names no game and imports nothing above it."""
+    name = type(game).__module__.rpartition(".")[0] + ".fast"
+    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
 
-    name = COMPILED.get(env_id)
-    return importlib.import_module(name) if name else None
 
-
-def select_engine(reference: Any, engine: str):
-    """``reference`` itself, or the compiled game over it (``engine`` from the env's options)."""
-    if engine not in ENGINES:
+def select_engine(reference: Any, engine: str | None):
+    """``reference`` itself, or the compiled game over it (``engine`` from the env's options;
+    None: the compiled one where the game has it)."""
+    if engine is not None and engine not in ENGINES:
         raise ConfigError(f"{reference.env_id}: engine={engine!r} must be one of {list(ENGINES)}")
     if engine == "reference":
         return reference
-    fast = compiled_module(reference.env_id)
+    fast = compiled_module(reference)
     if fast is None:
+        if engine is None:
+            return reference
         raise ConfigError(f"{reference.env_id}: no compiled engine yet; use engine='reference'")
     return CompiledGame(reference, fast)
-
-
-def default_engine(env_id: str) -> str:
-    from baralho.vector import COMPILED
-
-    return "compiled" if env_id in COMPILED else "reference"

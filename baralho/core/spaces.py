@@ -104,3 +104,9 @@ class ObsLayout:
             rows.append(f"| {f.start}:{f.stop} | `{f.name}` | {f.shape} | "
                         f"[{f.low:g}, {f.high:g}] | {f.doc} |")
         return "\n".join(rows)
+
+
+def lead(rows: np.ndarray) -> np.ndarray:
+    """Per observation, the observer's row minus the best other's, for rows of seat-relative
+    values (the observer first, as every observation lists seats): a score margin."""
+    return rows[:, 0] - rows[:, 1:].max(1)

@@ -1,21 +1,32 @@
-"""The env registry: ``ENV_IDS`` and ``make(env_id, **config)``."""
+"""The game registry: ``GAMES``, ``ENV_IDS``, ``make(env_id, **config)`` and ``game_module``.
+
+``GAMES`` names each game once: its env id and its folder. Everything else a game has is
+found in that folder by the folder template's file names (``baralho/envs/README.md``):
+``game_module(env_id, "fast")`` is its compiled engine, ``"heuristic"`` and
+``"fast_heuristic"`` its baselines, ``"guide"`` its search guide, ``"shaping"`` its reward
+potential; ``None`` where the game has no such file. Adding a game is a folder and a line.
+"""
 
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
+import importlib.util
 from types import ModuleType
 
 from baralho.core.config import ConfigError
 
-# env id -> PettingZoo-style module exposing env(), raw_env, Config, TEST_CONFIGS
-_MODULES: dict[str, str] = {
-    "rodizio_v1": "baralho.envs.rodizio_v1",
-    "chuche_v1": "baralho.envs.chuche_v1",
-    "roda_de_samba_v1": "baralho.envs.roda_de_samba_v1",
-    "scala40_v1": "baralho.envs.scala40_v1",
+# env id -> the game's folder under baralho/envs/ (and its PettingZoo-style module, baralho/envs/<env_id>.py)
+GAMES: dict[str, str] = {
+    "rodizio_v1": "rodizio",
+    "chuche_v1": "chuche",
+    "roda_de_samba_v1": "roda_de_samba",
+    "scala40_v1": "scala40",
 }
-ENV_IDS: tuple[str, ...] = tuple(_MODULES)
+ENV_IDS: tuple[str, ...] = tuple(GAMES)
+#: the files of the folder template a game may have (baralho/envs/README.md)
+ROLES = ("rules", "fast", "heuristic", "fast_heuristic", "guide", "shaping", "env")
 # Ids whose rules or observations changed: they raise, naming their successor
 # (each env docstring's Version history says what changed).
 RETIRED: dict[str, str] = {
@@ -76,19 +87,46 @@ def _register_pettingzoo_ids() -> None:
     for env_id in ENV_IDS:
         pz_id = pettingzoo_id(env_id)
         if pz_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", pz_id, entry_point=f"{_MODULES[env_id]}:env")
+            pettingzoo.register("aec", pz_id, entry_point=f"baralho.envs.{env_id}:env")
         if pz_id not in pettingzoo.parallel_registry:
             pettingzoo.register("parallel", pz_id, entry_point=functools.partial(parallel_env, env_id))
 
 
-def env_module(env_id: str) -> ModuleType:
+def _check_id(env_id: str) -> None:
     if env_id in RETIRED:
         raise ConfigError(retired_message(env_id))
-    if env_id not in _MODULES:
+    if env_id not in GAMES:
         close = difflib.get_close_matches(str(env_id), ENV_IDS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigError(f"unknown env id {env_id!r}{hint}; known ids: {list(ENV_IDS)}")
-    return importlib.import_module(_MODULES[env_id])
+
+
+def env_module(env_id: str) -> ModuleType:
+    """The env's PettingZoo-style module (``env()``, ``raw_env``, ``Config``, ``TEST_CONFIGS``)."""
+    _check_id(env_id)
+    return importlib.import_module(f"baralho.envs.{env_id}")
+
+
+@functools.cache
+def has_module(env_id: str, role: str) -> bool:
+    """Whether ``env_id``'s folder has the file of ``role`` (found without importing it)."""
+    _check_id(env_id)
+    if role not in ROLES:
+        raise ValueError(f"role {role!r} is not one of the folder template's files {ROLES}")
+    return importlib.util.find_spec(f"baralho.envs.{GAMES[env_id]}.{role}") is not None
+
+
+def game_module(env_id: str, role: str) -> ModuleType | None:
+    """The module of ``env_id``'s folder that plays ``role`` (one of ``ROLES``), or None
+    when the game has none (``game_module("rodizio_v1", "guide")``: no guide)."""
+    if not has_module(env_id, role):
+        return None
+    return importlib.import_module(f"baralho.envs.{GAMES[env_id]}.{role}")
+
+
+def compiled_ids() -> tuple[str, ...]:
+    """The env ids whose game has a compiled engine (a ``fast.py``)."""
+    return tuple(e for e in ENV_IDS if has_module(e, "fast"))
 
 
 def make(env_id: str, **kwargs):

@@ -6,7 +6,7 @@
     tensorboard --logdir runs/scala40/tb
 
 1. **Envs.** ``num_envs`` games in one ``baralho.vector`` batch: the compiled engine where
-   the game has one (``baralho.vector.COMPILED``), else the reference engine's Python loop.
+   the game has one (``baralho.envs.compiled_ids()``), else the reference engine's Python loop.
 2. **One network for every seat.** An sb3-contrib ``MaskableActorCriticPolicy`` (so the
    run's policies are the project's weights-only files, ``ppo:PATH`` in tournaments and
    evaluate), stepped here by hand: each env step, the learner's decisions of every env go
@@ -32,7 +32,7 @@
    (``SeatBook``). A decision still open when the rollout ends (its seat has not played
    again, the game is not over) waits for the next rollout instead of being cut. With
    ``shaping`` > 0 (``--shaping``; Chuche and Roda de Samba) the score margin is added as a
-   potential (``SHAPING``): denser rewards, the same best policy.
+   potential (the game's ``shaping.py``): denser rewards, the same best policy.
 5. **PPO**: clipped ratio over the masked distribution, advantages normalised per
    minibatch, value loss, entropy bonus, gradient clipping.
 6. **League, evaluation, checkpoints.** Every ``snapshot_every`` decisions a frozen copy
@@ -153,6 +153,7 @@ import numpy as np
 import baralho
 import baralho.vector as bv
 from baralho.agents.policy import INPUTS, PRIORS, actor_logits, features_of, hint_onehot, logits_of
+from baralho.envs import ENV_IDS, game_module, has_module
 from baralho.training.stats import wilson_interval
 from baralho.training.tournament import is_win
 from baralho.vector.heuristic import BatchHeuristic
@@ -192,7 +193,7 @@ class SelfPlayConfig:
     eval_every: int = 500_000          # 0: evaluate at the end only
     eval_games: int = 300              # deals, each played from every seat
     warm_start: str | None = None      # "heuristic" or None
-    shaping: float = 0.0               # weight of the score-margin potential (SHAPING; 0: off)
+    shaping: float = 0.0               # weight of the score-margin potential (the game's shaping.py; 0: off)
     warm_start_steps: int = 100_000
     warm_start_epochs: int = 5
     torch_threads: int = 2
@@ -264,8 +265,10 @@ def check(cfg: SelfPlayConfig) -> None:
                          "0 <= gae_lambda <= 1")
     if not (isinstance(cfg.shaping, (int, float)) and cfg.shaping >= 0):
         raise ValueError(f"shaping must be a number >= 0 (0: off), got {cfg.shaping!r}")
-    if cfg.shaping and cfg.env_id not in SHAPING:
-        raise ValueError(f"shaping: no score-margin potential for {cfg.env_id!r}; have {sorted(SHAPING)}")
+    if cfg.shaping and not has_module(cfg.env_id, "shaping"):
+        have = [e for e in ENV_IDS if has_module(e, "shaping")]
+        raise ValueError(f"shaping: no score-margin potential for {cfg.env_id!r} (its folder has no "
+                         f"shaping.py); have {have}")
     if cfg.inputs not in INPUTS:
         raise ValueError(f"inputs must be one of {INPUTS}, got {cfg.inputs!r}")
     if cfg.prior not in PRIORS:
@@ -279,65 +282,6 @@ def check(cfg: SelfPlayConfig) -> None:
         raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
 
 
-# --- reward shaping: the score margin as a potential ------------------------------------------
-
-def lead(rows: np.ndarray) -> np.ndarray:
-    """Per observation, the observer's row (seat-relative: the first) minus the best other's."""
-    return rows[:, 0] - rows[:, 1:].max(1)
-
-
-def chuche_margin(layout, game):
-    """Chuche: (the observer's points - the best other seat's) / the goal, points being the
-    match's finished rounds plus this round's so far (seat-relative rows: the observer first)."""
-    from baralho.envs.chuche.cards import GOALS
-
-    scores, points, goal = layout["scores"], layout["round_points"], GOALS[game.num_players]
-
-    def margin(obs: np.ndarray) -> np.ndarray:
-        total = obs[:, scores].astype(np.float32) + obs[:, points]
-        return lead(total) / goal
-    return margin
-
-
-def roda_de_samba_margin(layout, game):
-    """Roda de Samba: (the observer's fame if the game ended now - the best other seat's) / 20
-    (a few cards' stars; the observation's ``fame`` rows, the observer first)."""
-    fame = layout["fame"]
-
-    def margin(obs: np.ndarray) -> np.ndarray:
-        return lead(obs[:, fame].astype(np.float32)) / 20.0
-    return margin
-
-
-def scala40_margin(layout, game):
-    """Scala 40: (the best other seat's standing - the observer's) / 100, a standing being the
-    match's penalty total plus this hand's cards if it ended now: the observer's own penalty
-    points, and for the others their cards times a card's mean penalty (their hands are
-    hidden); an eliminated seat stands out of reach. Lower is better, so lead() of minus it."""
-    from baralho.envs.scala40.melds import NUM_KINDS, PENALTY
-
-    n, hand, players = game.num_players, layout["hand"], layout["players"]
-    hand_jokers = layout.fields["hand_jokers"].start
-    penalty = np.asarray(PENALTY[:NUM_KINDS - 1], np.float32)
-    deck = list(range(NUM_KINDS - 1)) * 2 + [NUM_KINDS - 1] * game.config.num_jokers
-    mean_card = float(np.mean([PENALTY[k] for k in deck]))    # 7.7 with two jokers
-
-    def margin(obs: np.ndarray) -> np.ndarray:
-        rows = obs[:, players].reshape(len(obs), n, 4).astype(np.float32)  # cards, opened, eliminated, total
-        standing = rows[:, :, 3] + rows[:, :, 0] * mean_card
-        standing[:, 0] = rows[:, 0, 3] + obs[:, hand] @ penalty + PENALTY[NUM_KINDS - 1] * obs[:, hand_jokers]
-        standing[:, 1:] += 1000.0 * rows[:, 1:, 2]
-        return lead(-standing) / 100.0
-    return margin
-
-
-# Potential-based shaping (Ng, Harada & Russell 1999): a decision whose seat's next decision
-# sees potential phi' gets gamma * phi' - phi besides its rewards; the last one of a game gets
-# -phi (a finished game's potential is 0). Along a seat's sequence the bonuses telescope, so a
-# policy's return changes by -phi(first decision) only and the best policy stays the best; the
-# margin says at once what a capture (or the opponent's) was worth, where the match's win says
-# it rounds later. SHAPING[env_id](layout, game) -> phi(observations) for a batch.
-SHAPING = {"chuche_v1": chuche_margin, "roda_de_samba_v1": roda_de_samba_margin, "scala40_v1": scala40_margin}
 
 
 # --- the network: an SB3 policy module, driven by hand ---------------------------------------
@@ -786,7 +730,7 @@ def train(cfg: SelfPlayConfig) -> Path:
     everyone = np.arange(B)
     row = np.zeros(B, np.int64)                # env -> its row of this step's net inputs
     heuristic = BatchHeuristic(venv.game, B, cfg.seed) if cfg.heuristic_share > 0 or hinted else None
-    phi = SHAPING[cfg.env_id](venv.game.obs_layout, venv.game) if cfg.shaping else None
+    phi = game_module(cfg.env_id, "shaping").potential(venv.game.obs_layout, venv.game) if cfg.shaping else None
     role = np.zeros(B, np.int64)               # 0 self-play, -1 heuristic, k > 0 league snapshot k-1
     learner = np.ones((B, P), bool)            # which seats of each env the learner plays
     games = np.zeros(B, np.int64)

@@ -24,7 +24,7 @@
   number of ``threads`` (each env has its own random stream).
 * ``threads=1`` (default) steps on one core; ``threads=k`` spreads the batch
   over ``k`` numba threads (``prange``; the kernels release the GIL).
-* ``engine="compiled"`` (the default where a game has one: see ``COMPILED``)
+* ``engine="compiled"`` (the default where a game has one: ``baralho.envs.compiled_ids()``)
   or ``"reference"``: a Python loop over the rules engine, the same contract,
   for games whose compiled engine is not there yet and for checking.
 
@@ -36,15 +36,7 @@ from __future__ import annotations
 
 from baralho.vector.base import IllegalActionError, VectorEnv
 
-# env id -> its compiled engine module (a game's fast.py); the others run on the reference loop
-COMPILED: dict[str, str] = {
-    "chuche_v1": "baralho.envs.chuche.fast",
-    "rodizio_v1": "baralho.envs.rodizio.fast",
-    "roda_de_samba_v1": "baralho.envs.roda_de_samba.fast",
-    "scala40_v1": "baralho.envs.scala40.fast",
-}
-
-__all__ = ["COMPILED", "IllegalActionError", "VectorEnv", "make"]
+__all__ = ["IllegalActionError", "VectorEnv", "make"]
 
 
 def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int = 1,
@@ -52,16 +44,18 @@ def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int =
     """``num_envs`` games of ``env_id`` stepped together (see the module docstring)."""
     import baralho
     from baralho.core.config import ConfigError
+    from baralho.envs import has_module
 
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ConfigError(f"{env_id}: num_envs={num_envs!r} must be a positive integer")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ConfigError(f"{env_id}: threads={threads!r} must be a positive integer")
     game = baralho.make(env_id, engine="reference", **config).unwrapped.game
+    compiled = has_module(env_id, "fast")
     if engine is None:
-        engine = "compiled" if env_id in COMPILED else "reference"
+        engine = "compiled" if compiled else "reference"
     if engine == "compiled":
-        if env_id not in COMPILED:
+        if not compiled:
             raise ConfigError(f"{env_id}: no compiled engine yet; use engine='reference'")
         from baralho.vector.compiled import CompiledVector
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numba as nb
 import numpy as np
 
@@ -26,10 +24,10 @@ class CompiledVector(VectorEnv):
     engine = "compiled"
 
     def __init__(self, game, num_envs: int, seed: int | None, threads: int) -> None:
-        from baralho.vector import COMPILED
+        from baralho.envs import game_module
 
         super().__init__(game, num_envs, seed, threads)
-        self.fast = fast = importlib.import_module(COMPILED[game.env_id])
+        self.fast = fast = game_module(game.env_id, "fast")
         self._records = fast.new_records(game, num_envs)
         self._offsets = fast.obs_offsets(game)
         self._tables = fast_tables(fast, game)             # passed last to every kernel

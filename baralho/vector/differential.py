@@ -29,7 +29,7 @@ def differential(env_id: str, config: dict, games: int, batch: int = 64, seed: i
                  heuristic_share: float | None = None, invariants_every: int | None = None,
                  max_reports: int = 10) -> dict:
     """Play ``games`` games on both engines; returns counts and the first differences found."""
-    from baralho.agents import heuristic_for
+    from baralho.agents.base import heuristic_for
 
     venv = bv.make(env_id, num_envs=batch, seed=seed, engine="compiled", **config)
     knobs = {**DEFAULTS, **getattr(venv.fast, "DIFFERENTIAL", {})}

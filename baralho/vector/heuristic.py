@@ -26,19 +26,10 @@ turn's decisions (Scala 40's) is per env. A compiled module provides:
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 from baralho.core.chance import pcg64_state
-
-# env id -> its compiled heuristic (a game's fast_heuristic.py); the others loop over heuristic.py
-COMPILED_HEURISTICS: dict[str, str] = {
-    "chuche_v1": "baralho.envs.chuche.fast_heuristic",
-    "roda_de_samba_v1": "baralho.envs.roda_de_samba.fast_heuristic",
-    "rodizio_v1": "baralho.envs.rodizio.fast_heuristic",
-    "scala40_v1": "baralho.envs.scala40.fast_heuristic",
-}
+from baralho.envs import game_module, has_module
 
 _M64 = (1 << 64) - 1
 
@@ -57,19 +48,20 @@ class BatchHeuristic:
         self.game = game
         self.env_id = game.env_id
         self.num_envs = num_envs
+        compiled = has_module(self.env_id, "fast_heuristic")
         if engine is None:
-            engine = "compiled" if self.env_id in COMPILED_HEURISTICS else "reference"
-        if engine == "compiled" and self.env_id not in COMPILED_HEURISTICS:
+            engine = "compiled" if compiled else "reference"
+        if engine == "compiled" and not compiled:
             raise ValueError(f"{self.env_id}: no compiled heuristic; use engine='reference'")
         if engine not in ("compiled", "reference"):
             raise ValueError(f"engine={engine!r} must be 'compiled' or 'reference'")
         self.engine = engine
         if engine == "compiled":
-            self.fast = importlib.import_module(COMPILED_HEURISTICS[self.env_id])
+            self.fast = game_module(self.env_id, "fast_heuristic")
             self.memory = np.zeros(num_envs, self.fast.memory_dtype(game))
             self._tables = tuple(self.fast.heuristic_tables(game))
         else:
-            from baralho.agents import heuristic_for
+            from baralho.agents.base import heuristic_for
 
             self.players = [heuristic_for(self.env_id, game, seed=0) for _ in range(num_envs)]
         self.reset(np.arange(num_envs), seed + np.arange(num_envs))

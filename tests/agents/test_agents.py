@@ -392,7 +392,7 @@ def test_guided_choice_keeps_the_proposal_unless_an_alternative_is_clearly_bette
 def test_guided_rollouts_are_cut_off_between_turns(monkeypatch):
     """A cut-off rollout is scored at the start of a turn (or the end of the game), never
     half-way through one, whatever ``rollout_depth`` says."""
-    from baralho.agents.guides import reference_state
+    from baralho.core.guide import reference_state
     from baralho.envs.scala40.rules import DRAW, OVER
 
     scored = []
@@ -424,7 +424,7 @@ def test_flat_guided_search_grows_no_tree_below_the_root():
 
 
 def test_scala40_deadwood_counts_what_the_best_melds_leave():
-    from baralho.agents.guides import Scala40Guide
+    from baralho.envs.scala40.guide import Scala40Guide
     from baralho.envs.scala40.melds import NUM_KINDS
 
     game = baralho.make("scala40_v1", engine="reference", scope="hand").unwrapped.game
@@ -467,7 +467,7 @@ def test_scala40_belief_keeps_what_a_heuristic_opponent_really_holds_and_rejects
     """The opponent model: against the heuristic the true hidden state is always plausible,
     while many uniform redeals are not (melds it would have laid, a card it would have
     discarded first)."""
-    from baralho.agents.guides import Scala40Belief
+    from baralho.envs.scala40.guide import Scala40Belief
 
     belief, rng = Scala40Belief(), np.random.default_rng(0)
     positions = rejected = 0
@@ -480,7 +480,7 @@ def test_scala40_belief_keeps_what_a_heuristic_opponent_really_holds_and_rejects
 
 
 def test_scala40_belief_rejects_an_unopened_opponent_sitting_on_an_opening():
-    from baralho.agents.guides import Scala40Belief
+    from baralho.envs.scala40.guide import Scala40Belief
     from baralho.envs.scala40.melds import NUM_KINDS
 
     for _game, state, seat in _heuristic_positions(games=2):

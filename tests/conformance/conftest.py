@@ -15,11 +15,11 @@ FUZZ_GAMES = int(os.environ.get("BARALHO_FUZZ_GAMES", "200"))
 def env_configs() -> list:
     """Every env id x config, and for a game with a compiled engine each config on both
     engines (``engine`` is an env option, so it rides in the config)."""
-    from baralho.vector import COMPILED
+    from baralho.envs import compiled_ids
 
     params = []
     for env_id in baralho.ENV_IDS:
-        engines = ("compiled", "reference") if env_id in COMPILED else ("reference",)
+        engines = ("compiled", "reference") if env_id in compiled_ids() else ("reference",)
         for cfg in baralho.env_module(env_id).TEST_CONFIGS:
             for engine in engines:
                 label = ",".join(f"{k}={v}" for k, v in cfg.items())

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from baralho.envs import compiled_ids, game_module
 from baralho.training import selfplay as sp
 
 GAMMA, LAM = 0.9, 0.8
@@ -144,7 +145,7 @@ def test_chuche_margin_reads_the_observers_points_against_the_best_other():
     obs[0, layout["scores"]] = [20, 50, 10]
     obs[0, layout["round_points"]] = [5, 0, 30]
     obs[1, layout["scores"]] = [100, 0, 0]
-    phi = sp.SHAPING["chuche_v1"](layout, game)(obs)
+    phi = game_module("chuche_v1", "shaping").potential(layout, game)(obs)
     np.testing.assert_allclose(phi, [(25 - 50) / 120, 100 / 120])       # the goal at 3 players
     with pytest.raises(ValueError, match="shaping"):
         sp.config_for("rodizio_v1", shaping=1.0)
@@ -165,7 +166,7 @@ def test_scala40_margin_is_the_best_others_standing_minus_the_observers():
     obs[0, layout["hand_jokers"]] = 1
     obs[0, layout["players"]] = [3, 1, 0, 40,   2, 1, 0, 60,   9, 0, 1, 101]
     mean = 810 / 106
-    phi = sp.SHAPING["scala40_v1"](layout, game)(obs)
+    phi = game_module("scala40_v1", "shaping").potential(layout, game)(obs)
     np.testing.assert_allclose(phi, [((60 + 2 * mean) - (40 + 11 + 7 + 25)) / 100], rtol=1e-5)
 
 
@@ -376,12 +377,11 @@ def test_the_docstring_table_shows_the_defaults():
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
             for line in sp.__doc__.splitlines() if line.startswith("| ") and "_v1" in line}
     assert set(rows) == set(sp.DEFAULTS)
-    import baralho.vector as bv
 
     for env_id in sp.DEFAULTS:
         cfg = sp.config_for(env_id)
         league = round(1 - cfg.self_share - cfg.heuristic_share, 6)
-        assert rows[env_id] == ["compiled" if env_id in bv.COMPILED else "reference", str(cfg.num_envs),
+        assert rows[env_id] == ["compiled" if env_id in compiled_ids() else "reference", str(cfg.num_envs),
                                 str(cfg.rollout),
                                 "x".join(map(str, cfg.net_arch)) + ("" if cfg.inputs == "raw" else f" {cfg.inputs}"),
                                 f"{cfg.gamma:g}", str(cfg.epochs),

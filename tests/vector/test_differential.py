@@ -12,6 +12,7 @@ import pytest
 
 import baralho
 import baralho.vector as bv
+from baralho.envs import compiled_ids
 from baralho.vector.differential import differential
 
 GAMES = os.environ.get("BARALHO_DIFF_GAMES")
@@ -36,7 +37,7 @@ def chunks(games: int) -> list[int]:
 
 
 def compiled_configs():
-    for env_id in sorted(bv.COMPILED):
+    for env_id in sorted(compiled_ids()):
         for cfg in baralho.env_module(env_id).TEST_CONFIGS:
             label = f"{env_id}[{','.join(f'{k}={v}' for k, v in cfg.items())}]"
             for k, games in enumerate(chunks(games_for(env_id))):
@@ -104,7 +105,7 @@ DERIVED = {"roda_de_samba_v1": {"space_nums", "obs"},
            "scala40_v1": {"hand_f", "bits", "known_f", "discarded_f", "taken_f", "players_f", "table", "pub"}}
 
 
-@pytest.mark.parametrize("env_id", sorted(bv.COMPILED))
+@pytest.mark.parametrize("env_id", sorted(compiled_ids()))
 def test_same_state_sees_any_field_off_by_one(env_id):
     """Teeth for every fast module's same_state (the harness's every-step state check): the
     state loaded holds; the same state with any one field off by one does not."""

@@ -14,10 +14,11 @@ import pytest
 import baralho
 import baralho.vector as bv
 from baralho.agents import heuristic_for
-from baralho.vector.heuristic import COMPILED_HEURISTICS, BatchHeuristic, forget
+from baralho.envs import ENV_IDS, game_module, has_module
+from baralho.vector.heuristic import BatchHeuristic, forget
 from tests.roda_de_samba.made_up_deck import write_made_up_deck
 
-CASES = [(env_id, config) for env_id in sorted(COMPILED_HEURISTICS)
+CASES = [(env_id, config) for env_id in sorted(e for e in ENV_IDS if has_module(e, "fast_heuristic"))
          for config in baralho.env_module(env_id).TEST_CONFIGS]
 # decisions per config in the default run (a fast module's HEURISTIC_DECISIONS may lower it)
 DECISIONS = 6_000
@@ -63,7 +64,7 @@ def lockstep(env_id: str, config: dict, decisions: int, batch: int = 32, seed: i
 
 @pytest.mark.parametrize("env_id,config", CASES, ids=[f"{e}-{c}" for e, c in CASES])
 def test_compiled_heuristic_moves_as_heuristic_py(env_id, config):
-    module = __import__(COMPILED_HEURISTICS[env_id], fromlist=["_"])
+    module = game_module(env_id, "fast_heuristic")
     lockstep(env_id, config, getattr(module, "HEURISTIC_DECISIONS", DECISIONS))
 
 

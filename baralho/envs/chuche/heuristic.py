@@ -165,3 +165,7 @@ class ChucheHeuristic:
     def _place(self, mask, hand) -> int:
         options = [(KIND_POINTS[k], -KIND_FRONT[k], slot) for slot, k in hand if mask[A_PLACE + slot]]
         return A_PLACE + min(options)[2]
+
+
+#: the registry finds every game's heuristic under this name (baralho.agents.heuristic_for)
+Heuristic = ChucheHeuristic

@@ -259,3 +259,7 @@ def _argmax_rows(block: np.ndarray) -> list[int]:
 
 
 __all__ = ["RodaDeSambaHeuristic"]
+
+
+#: the registry finds every game's heuristic under this name (baralho.agents.heuristic_for)
+Heuristic = RodaDeSambaHeuristic

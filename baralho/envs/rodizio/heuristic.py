@@ -76,3 +76,7 @@ class RodizioHeuristic:
                 break
             gain += st[q].pop(k)[0]
         return gain
+
+
+#: the registry finds every game's heuristic under this name (baralho.agents.heuristic_for)
+Heuristic = RodizioHeuristic

@@ -240,3 +240,7 @@ def _links(hand: list[int], k: int) -> int:
     if hand[k] > 1:
         links -= 1  # a duplicate helps nothing
     return links
+
+
+#: the registry finds every game's heuristic under this name (baralho.agents.heuristic_for)
+Heuristic = Scala40Heuristic
