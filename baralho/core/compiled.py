@@ -35,8 +35,10 @@ import numba as nb
 import numpy as np
 from numba.core import caching
 from numba.core import codegen as _codegen
+from numba.core import types as _types
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import AnalysisPass, register_pass
+from numba.core.dispatcher import Dispatcher as _Dispatcher
 from numba.core.typed_passes import AnnotateTypes
 from numba.core.types import npytypes
 
@@ -176,12 +178,38 @@ if not all(hasattr(_codegen.JITCodeLibrary, name) for name in (
         "_verify_declare_only_symbols", "serialize_using_bitcode")):   # a numba whose library differs:
     del LINKED["pipeline_class"]                                       # its own pipeline, slower to compile
 
-#: the compiled engines' decorator: cached on disk, releases the GIL
-jit = nb.njit(cache=True, nogil=True)
-#: the decorator of one env's entry points (``apply_one``, ``step_one``, ``observe_one``,
-#: ``mask_one``, ``new_state_one``): they keep the GIL, whose release and re-acquisition cost
-#: more than the call's own work (about a microsecond of an AEC step: measured, callgrind)
-jit_one = nb.njit(cache=True)
+
+
+def _plain(t):
+    t = _types.unliteral(t)
+    return _types.int64 if isinstance(t, _types.Integer) and t.signed else t
+
+
+def jit(fn=None, *, entry: bool = False, **options):
+    """The one decorator of every compiled module (engines, heuristics, search): cached on
+    disk, releases the GIL, and compiles each function once per array types: a scalar argument
+    is compiled as int64 (or bool) whatever a caller passes (a constant 0, an int8 field).
+    numba otherwise compiles a version per literal and integer width at the call sites, and
+    each version is re-optimised inside every caller: most of the empty-cache compile time.
+
+    Only an ``entry`` (a function called from Python: the kernels ``core/batch.py`` builds, a
+    heuristic's batch call) gets numba's CPython and C wrappers and machine code of its own;
+    any other compiles with ``LINKED``: no wrappers (numba otherwise generates, optimises,
+    compiles and caches both for every function) and its LLVM module optimised and compiled
+    only inside the entry points that link it (:class:`_LinkedLibrary`). An entry that steps
+    one env keeps the GIL (``nogil=False``): releasing and re-acquiring it costs more than the
+    call's own work (about a microsecond of an AEC step, callgrind)."""
+    if fn is None:
+        return lambda f: jit(f, entry=entry, **options)
+    if not entry:
+        options = {**LINKED, **options}
+    d = nb.njit(**{"cache": True, "nogil": True, **options})(fn)
+
+    def get_call_template(args, kws):
+        return _Dispatcher.get_call_template(d, tuple(map(_plain, args)), {k: _plain(v) for k, v in kws.items()})
+
+    d.get_call_template = get_call_template
+    return d
 
 
 def fast_tables(fast, game) -> tuple:
@@ -238,7 +266,7 @@ class RecordLists:
         return values
 
 
-@jit
+@jit(entry=True)
 def _changed_fields(now, last, starts, out) -> int:
     """The fields (by their start offsets, ascending) whose bytes differ between ``now`` and
     ``last``, into ``out``; returns their count and copies ``now`` into ``last``."""

@@ -117,7 +117,7 @@ def new_records(game, count: int) -> np.ndarray:
     return st
 
 
-from baralho.core.compiled import jit, jit_one  # noqa: E402  (numba record names fixed there first)
+from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------------- legal mask
@@ -343,7 +343,7 @@ def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) ->
     _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit(entry=True)
 def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
     for i in range(len(states)):
         _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
@@ -355,20 +355,20 @@ def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -
         _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
 
 
-@jit
+@jit(entry=True)
 def reset_batch(states, at, masks, obs, seats) -> None:
     for i in range(len(states)):
         new_match(states[i])
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit(entry=True)
 def observe_batch(states, at, masks, obs, seats) -> None:
     for i in range(len(states)):
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -382,7 +382,7 @@ def apply_one(states, action: int, mask, rewards) -> int:
 
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def step_one(states, action: int, mask, rewards, at, obs) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -392,12 +392,12 @@ def step_one(states, action: int, mask, rewards, at, obs) -> int:
     return player
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 

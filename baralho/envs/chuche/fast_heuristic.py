@@ -68,7 +68,7 @@ def heuristic_tables(game) -> tuple:
     return np.array([f[name].start for name in READS], np.int64), f["hand_size"].shape[0]
 
 
-@jit
+@jit(entry=True)
 def act_batch(memory, envs, obs, mask, out, at, num_players) -> None:
     """``out[k]``: ChucheHeuristic.act's move in env ``envs[k]`` (``memory`` is unread: no tie noise)."""
     # scratch shared by every env of the call: _hand's rows, _best_capture's counts by kind

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit, jit_one, record_lists
+from baralho.core.compiled import jit, record_lists
 from baralho.envs.roda_de_samba.actions import PH_DRAW
 from baralho.envs.roda_de_samba.cards import MAX_GROUP, ROW, SPACES, tokens_independent
 from baralho.envs.roda_de_samba.fast_rules import MAX_TOKENS, _pop_sambista, apply, legal_mask
@@ -371,7 +371,7 @@ def _step_one(states, i: int, d, at, actions, masks, obs, seats, rewards, dones)
     _decision(states, i, d, at, masks, obs, seats)
 
 
-@jit
+@jit(entry=True)
 def step_batch(states, at, actions, masks, obs, seats, rewards, dones, deck) -> None:
     for i in range(len(states)):
         _step_one(states, i, deck[0], at, actions, masks, obs, seats, rewards, dones)
@@ -383,20 +383,20 @@ def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones, d
         _step_one(states, i, deck[0], at, actions, masks, obs, seats, rewards, dones)
 
 
-@jit
+@jit(entry=True)
 def reset_batch(states, at, masks, obs, seats, deck) -> None:
     for i in range(len(states)):
         deal(states[i], deck[0])
         _decision(states, i, deck[0], at, masks, obs, seats)
 
 
-@jit
+@jit(entry=True)
 def observe_batch(states, at, masks, obs, seats, deck) -> None:
     for i in range(len(states)):
         _decision(states, i, deck[0], at, masks, obs, seats)
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def apply_one(states, action: int, mask, rewards, deck) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -410,7 +410,7 @@ def apply_one(states, action: int, mask, rewards, deck) -> int:
 
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def step_one(states, action: int, mask, rewards, at, obs, deck) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -420,12 +420,12 @@ def step_one(states, action: int, mask, rewards, at, obs, deck) -> int:
     return player
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def observe_one(states, at, player: int, out, deck) -> None:
     observe(states[0], deck[0], at, player, out)
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def mask_one(states, mask, deck) -> None:
     legal_mask(states[0], deck[0], mask)
 

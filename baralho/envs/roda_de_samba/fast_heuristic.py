@@ -85,7 +85,7 @@ def heuristic_tables(game) -> tuple:
     return deck, at, np.zeros(1, read_dtype(game)), game.A_DRAW
 
 
-@jit
+@jit(entry=True)
 def act_batch(memory, envs, obs, mask, out, deck, at, blank, a_draw):
     d = deck[0]
     scratch = blank.copy()                         # one _read record for the call, refilled per env

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit, jit_one, record_lists
+from baralho.core.compiled import jit, record_lists
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
 from baralho.envs.rodizio.rules import MAX_PLAYERS, MIN_PLAYERS, RodizioState
@@ -167,7 +167,7 @@ def new_state_one(states, rng: np.random.Generator, mask) -> int:
     return _lay_out_one(states, pizzas, at, mask)
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def _lay_out_one(states, pizzas, at: int, mask) -> int:
     s = states[0]
     lay_out(s, pizzas, at)
@@ -384,7 +384,7 @@ def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) ->
     _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit(entry=True)
 def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
     for i in range(len(states)):
         _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
@@ -396,20 +396,20 @@ def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -
         _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
 
 
-@jit
+@jit(entry=True)
 def reset_batch(states, at, masks, obs, seats) -> None:
     for i in range(len(states)):
         deal(states[i])
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit
+@jit(entry=True)
 def observe_batch(states, at, masks, obs, seats) -> None:
     for i in range(len(states)):
         _decision(states, i, at, masks, obs, seats)
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -423,7 +423,7 @@ def apply_one(states, action: int, mask, rewards) -> int:
 
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def step_one(states, action: int, mask, rewards, at, obs) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -433,12 +433,12 @@ def step_one(states, action: int, mask, rewards, at, obs) -> int:
     return player
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
 
 
-@jit_one
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 

@@ -36,7 +36,7 @@ def heuristic_tables(game) -> tuple:
     return at, f["eaten_total"].shape[0]
 
 
-@jit
+@jit(entry=True)
 def act_batch(memory, envs, obs, mask, out, at, eaters):
     for k in range(len(envs)):
         b = envs[k]

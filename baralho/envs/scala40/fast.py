@@ -131,7 +131,7 @@ def obs_offsets(game) -> np.ndarray:
     return np.array([game.obs_layout.fields[name].start for name in OBS_FIELDS], np.int64)
 
 
-from baralho.envs.scala40.fast_mask import jit  # noqa: E402  (one version per function, see there)
+from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------------- chance
@@ -896,7 +896,7 @@ def _no_step(states, action: int, at, masks, obs, seats) -> None:
                np.empty(n, np.bool_))
 
 
-@jit(entry=True, inline="always", nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+@jit(entry=True, inline="always", nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def apply_one(states, action: int, mask, rewards) -> int:
     """The AEC env's step on game 0: apply, its new mask and the step's rewards;
     returns the player to act (-1: over)."""
@@ -910,7 +910,7 @@ def apply_one(states, action: int, mask, rewards) -> int:
 
 
 
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def step_one(states, action: int, mask, rewards, at, obs) -> int:
     """apply_one, and the observation of the player to act into ``obs`` (unless the game
     is over): the AEC env's step in one call."""
@@ -920,12 +920,12 @@ def step_one(states, action: int, mask, rewards, at, obs) -> int:
     return player
 
 
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def observe_one(states, at, player: int, out) -> None:
     observe(states[0], at, player, out)
 
 
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit_one says why)
+@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
 def mask_one(states, mask) -> None:
     legal_mask(states[0], mask)
 

@@ -36,11 +36,12 @@ from collections import namedtuple
 import numpy as np
 
 from baralho.core import fast_chance as R
+from baralho.core.compiled import jit
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40 import fast_mask as F
 from baralho.envs.scala40 import heuristic as H
 from baralho.envs.scala40 import solver
-from baralho.envs.scala40.fast_mask import PENALTY, POS_VALUE, SET_VALUE, jit  # melds.py's tables as arrays
+from baralho.envs.scala40.fast_mask import PENALTY, POS_VALUE, SET_VALUE  # melds.py's tables as arrays
 from baralho.envs.scala40.melds import JOKER, MAX_RUN, NUM_KINDS, OPEN_MIN, RUN, SET
 from baralho.envs.scala40.observation import MELD_COLS
 from baralho.envs.scala40.rules import MAX_TURN_DECISIONS

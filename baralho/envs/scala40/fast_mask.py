@@ -21,10 +21,7 @@ mask.py with the same name, over fixed-shape arrays:
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
-from numba.core import types as _types
-from numba.core.dispatcher import Dispatcher as _Dispatcher
 
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40 import melds as M
@@ -78,39 +75,7 @@ def _solver_table():
 S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE = _solver_table()
 NUM_SOLVER = len(S_SIZE)
 
-from baralho.core.compiled import LINKED  # noqa: E402  (numba record names fixed there first)
-from baralho.core.compiled import jit as _jit  # noqa: E402
-
-
-def _plain(t):
-    t = _types.unliteral(t)
-    return _types.int64 if isinstance(t, _types.Integer) and t.signed else t
-
-
-def jit(fn=None, *, entry: bool = False, **options):
-    """``compiled.jit``, compiling each function once per array types: a scalar argument is
-    compiled as int64 (or bool) whatever a caller passes (a constant 0, an int8 field).
-    numba otherwise compiles a version per literal and integer width at the call sites, and
-    each version is re-optimised inside every caller: most of the empty-cache compile time.
-
-    Only an ``entry`` (a function called from Python) gets numba's CPython and C wrappers and
-    machine code of its own; any other compiles with ``compiled.LINKED``: no wrappers (numba
-    otherwise generates, optimises, compiles and caches both for every function; 42.6 -> 36.0
-    CPU-seconds of the empty-cache compile, one run each) and its LLVM module optimised and
-    compiled only inside the entry points that link it (``compiled._LinkedLibrary``: the vector
-    benchmark's empty-cache compile 38.9, 38.2 -> 30.8, 30.8 CPU-seconds, interleaved runs on a
-    shared machine; the same AEC steps run 0.35% fewer instructions, callgrind)."""
-    if fn is None:
-        return lambda f: jit(f, entry=entry, **options)
-    if not entry:
-        options = {**LINKED, **options}
-    d = nb.njit(**{"cache": True, "nogil": True, **options})(fn) if options else _jit(fn)
-
-    def get_call_template(args, kws):
-        return _Dispatcher.get_call_template(d, tuple(map(_plain, args)), {k: _plain(v) for k, v in kws.items()})
-
-    d.get_call_template = get_call_template
-    return d
+from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------- small helpers
