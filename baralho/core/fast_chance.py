@@ -13,19 +13,24 @@ checks it against numpy for thousands of seeds.
 
 A generator is a ``uint64[6]`` array: state (high, low), increment (high, low),
 "has a buffered 32-bit half", that half.
+
+A new game dealt by a compiled engine itself (the vector env's auto-reset) draws from a
+splitmix64 stream kept in its record's ``rng`` field instead (:func:`next_bits`,
+:func:`below`): one stream per game, so a batch deals the same games whatever the thread
+count. The reference's ``new_state`` draws from numpy's Generator: same distribution, other
+numbers.
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from baralho.core.jit import jit
 
 U64 = np.uint64
 _M32 = U64(0xFFFFFFFF)
 _MULT_HI = U64(0x2360ED051FC65DA4)     # PCG64's 128-bit multiplier, high and low halves
 _MULT_LO = U64(0x4385DF649FCCF645)
-
-jit = nb.njit(cache=True, nogil=True)
 
 
 @jit
@@ -44,6 +49,21 @@ def splitmix(x):
     x = (x ^ (x >> U64(30))) * U64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> U64(27))) * U64(0x94D049BB133111EB)
     return x ^ (x >> U64(31))
+
+
+@jit
+def next_bits(s):
+    """The next 64 random bits of the game's own splitmix64 stream (its record's ``rng``)."""
+    x = s.rng
+    s.rng = x + U64(0x9E3779B97F4A7C15)
+    return splitmix(x)
+
+
+@jit
+def below(s, k: int) -> int:
+    """A uniform integer in 0..k-1 from the game's own stream: the high 32 bits scaled by k
+    (Lemire's multiply-shift, no division; k is a card count, so the bias, k / 2**32, is nil)."""
+    return np.int64(((next_bits(s) >> U64(32)) * U64(k)) >> U64(32))
 
 
 @jit

@@ -16,7 +16,10 @@
 * ``venv.observe()`` gives the current ``(obs, mask, seat)`` without stepping;
   ``venv.get_state(i)`` is env ``i``'s state as a reference-engine state and
   ``venv.set_state(i, state)`` loads one (``observe()`` then shows it).
-* Every call returns fresh arrays (a rollout buffer may keep them).
+* Every call returns fresh arrays (a rollout buffer may keep them). With ``copy=False``
+  (EnvPool's choice) every call returns the same arrays, overwritten by the next call: no
+  allocation per step, for a caller that reads or copies them before stepping again. Either
+  way an edited mask changes nothing: actions are checked against the engine's own copy.
 * An illegal action in any env raises ``IllegalActionError`` (a ``ValueError``)
   naming the env index, the action and its legal ones, and changes no env:
   every action is checked before any is applied.
@@ -40,7 +43,7 @@ __all__ = ["IllegalActionError", "VectorEnv", "make"]
 
 
 def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int = 1,
-         engine: str | None = None, **config) -> VectorEnv:
+         engine: str | None = None, copy: bool = True, **config) -> VectorEnv:
     """``num_envs`` games of ``env_id`` stepped together (see the module docstring)."""
     import baralho
     from baralho.core.config import ConfigError
@@ -50,6 +53,8 @@ def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int =
         raise ConfigError(f"{env_id}: num_envs={num_envs!r} must be a positive integer")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ConfigError(f"{env_id}: threads={threads!r} must be a positive integer")
+    if not isinstance(copy, bool):
+        raise ConfigError(f"{env_id}: copy={copy!r} must be True or False")
     game = baralho.make(env_id, engine="reference", **config).unwrapped.game
     compiled = has_module(env_id, "fast")
     if engine is None:
@@ -59,9 +64,9 @@ def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int =
             raise ConfigError(f"{env_id}: no compiled engine yet; use engine='reference'")
         from baralho.vector.compiled import CompiledVector
 
-        return CompiledVector(game, num_envs, seed, threads)
+        return CompiledVector(game, num_envs, seed, threads, copy)
     if engine == "reference":
         from baralho.vector.reference import ReferenceVector
 
-        return ReferenceVector(game, num_envs, seed, threads)
+        return ReferenceVector(game, num_envs, seed, threads, copy)
     raise ConfigError(f"{env_id}: engine={engine!r} must be 'compiled' or 'reference'")

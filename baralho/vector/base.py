@@ -17,13 +17,14 @@ class VectorEnv:
 
     engine: str
 
-    def __init__(self, game: Any, num_envs: int, seed: int | None, threads: int) -> None:
+    def __init__(self, game: Any, num_envs: int, seed: int | None, threads: int, copy: bool = True) -> None:
         self.game = game                         # the reference game (its Game protocol)
         self.env_id = game.env_id
         self.num_envs = num_envs
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.threads = threads
+        self.copy = copy                         # False: every call may return the same arrays
         self.obs_size = game.obs_layout.size
         self.obs_dtype = game.obs_layout.dtype
         self.single_observation_space = game.obs_layout.box()
@@ -55,7 +56,10 @@ class VectorEnv:
             raise ValueError(f"{self.env_id}: actions must have shape ({self.num_envs},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"{self.env_id}: actions must be integers, got dtype {a.dtype}")
-        return a.astype(np.int64, copy=False)
+        # one array type for the kernels, whatever the caller's (strided, read-only, narrower
+        # integers): numba compiles a kernel per array type
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        return a if a.flags.writeable else a.copy()
 
     def _active(self, active) -> np.ndarray:
         if active is None:

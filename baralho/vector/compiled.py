@@ -1,39 +1,36 @@
-"""The batched contract over a game's compiled engine (its ``fast.py``, numba)."""
+"""The batched contract over a game's compiled engine: one call of the ``batch`` kernel that
+``core/batch.py`` builds from the game's rules (its ``fast.py``) per step."""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
 
-from baralho.core.compiled import RecordLists, fast_tables
+from baralho.core import batch
+from baralho.core.compiled import RecordLists
 from baralho.vector.base import VectorEnv
-
-
-@nb.njit(cache=True, nogil=True)
-def first_illegal(masks, actions) -> int:
-    """The first env whose action is outside its mask, or -1."""
-    num_actions = masks.shape[1]
-    for i in range(len(actions)):
-        a = actions[i]
-        if a < 0 or a >= num_actions or masks[i, a] == 0:
-            return i
-    return -1
 
 
 class CompiledVector(VectorEnv):
     engine = "compiled"
 
-    def __init__(self, game, num_envs: int, seed: int | None, threads: int) -> None:
+    def __init__(self, game, num_envs: int, seed: int | None, threads: int, copy: bool = True) -> None:
         from baralho.envs import game_module
 
-        super().__init__(game, num_envs, seed, threads)
+        super().__init__(game, num_envs, seed, threads, copy)
         self.fast = fast = game_module(game.env_id, "fast")
         self._records = fast.new_records(game, num_envs)
         self._offsets = fast.obs_offsets(game)
-        self._tables = fast_tables(fast, game)             # passed last to every kernel
+        self._tables = batch.tables(fast, game)
         self._seed_streams(seed)
-        self._mask = np.zeros((num_envs, self.num_actions), np.int8)   # private: the legality check
-        self._step = fast.step_batch if threads == 1 else fast.step_batch_threads
+        kernels = batch.kernels(fast)
+        self._kernel = kernels.batch if threads == 1 else kernels.batch_threads
+        # the last legal masks, private: every action is checked against them in the kernel, so an
+        # edited copy of a mask the caller holds changes nothing
+        self._legal = np.zeros((num_envs, self.num_actions), np.int8)
+        self._everyone = np.ones(num_envs, np.bool_)
+        self._no_actions = np.zeros(num_envs, np.int64)
+        self._buffers = None                 # copy=False: the arrays every call returns, reused
         self._ready = False
         self._lists = None                   # the records as Python values, for holds (made at first use)
 
@@ -42,50 +39,43 @@ class CompiledVector(VectorEnv):
         self._records["rng"] = np.random.SeedSequence(seed).generate_state(self.num_envs, np.uint64)
 
     def _outputs(self):
-        return (np.empty((self.num_envs, self.obs_size), self.obs_dtype),
-                np.empty((self.num_envs, self.num_actions), np.int8), np.empty(self.num_envs, np.int64))
+        """(obs, mask, seat, rewards, done): fresh arrays, or with copy=False the same ones each call."""
+        if self._buffers is not None:
+            return self._buffers
+        B = self.num_envs
+        out = (np.empty((B, self.obs_size), self.obs_dtype), np.empty((B, self.num_actions), np.int8),
+               np.empty(B, np.int64), np.empty((B, self.num_players), np.float32), np.empty(B, np.bool_))
+        if not self.copy:
+            self._buffers = out
+        return out
 
-    def _threads(self):
+    def _run(self, mode: int, actions, active) -> tuple:
+        obs, mask, seat, rewards, done = out = self._outputs()
         if self.threads > 1:
             nb.set_num_threads(min(self.threads, nb.config.NUMBA_NUM_THREADS))
+        bad = self._kernel(self._records, self._tables, self._offsets, mode, actions, active, self._legal,
+                           mask, obs, seat, rewards, done)
+        if bad >= 0:
+            raise self._illegal(bad, int(actions[bad]), self._legal[bad])
+        return out
 
     def reset(self, seed: int | None = None):
         if seed is not None:
             self._seed_streams(seed)
-        obs, mask, seat = self._outputs()
-        self.fast.reset_batch(self._records, self._offsets, mask, obs, seat, *self._tables)
-        self._mask[:] = mask
+        obs, mask, seat, _, _ = self._run(batch.RESET, self._no_actions, self._everyone)
         self._ready = True
         return obs, mask, seat
 
     def observe(self):
         self._check_reset()
-        obs, mask, seat = self._outputs()
-        self.fast.observe_batch(self._records, self._offsets, mask, obs, seat, *self._tables)
+        obs, mask, seat, _, _ = self._run(batch.OBSERVE, self._no_actions, self._everyone)
         return obs, mask, seat
 
     def step(self, actions, active=None):
         self._check_reset()
         a = self._actions(actions)
-        on = self._active(active)
-        if active is not None:      # the envs left out play their first legal move, then are put back
-            a = np.where(on, a, self._mask.argmax(1))
-            kept = self._records[~on].copy()
-        bad = first_illegal(self._mask, a)
-        if bad >= 0:
-            raise self._illegal(bad, int(a[bad]), self._mask[bad])
-        obs, mask, seat = self._outputs()
-        rewards = np.empty((self.num_envs, self.num_players), np.float32)
-        done = np.empty(self.num_envs, np.bool_)
-        self._threads()
-        self._step(self._records, self._offsets, a, mask, obs, seat, rewards, done, *self._tables)
-        if active is not None and not on.all():
-            self._records[~on] = kept
-            obs, mask, seat = self.observe()
-            rewards[~on] = 0
-            done[~on] = False
-        self._mask[:] = mask
-        return obs, mask, seat, rewards, done
+        on = self._everyone if active is None else self._active(active)
+        return self._run(batch.STEP, a, on)
 
     def get_state(self, i: int):
         self._check_reset()
@@ -95,7 +85,16 @@ class CompiledVector(VectorEnv):
         self._check_reset()
         i = self._index(i)
         self.fast.to_record(self._records[i], state, self.game)
-        self.fast.mask_one(self._records[i:i + 1], self._mask[i], *self._tables)
+        self._run_one(i)
+
+    def _run_one(self, i: int) -> None:
+        # env i's legal mask again (the batch kernel on that one env: its decision is rewritten)
+        view = slice(i, i + 1)
+        B = 1
+        self._kernel(self._records[view], self._tables, self._offsets, batch.OBSERVE, self._no_actions[view],
+                     self._everyone[view], self._legal[view], np.empty((B, self.num_actions), np.int8),
+                     np.empty((B, self.obs_size), self.obs_dtype), np.empty(B, np.int64),
+                     np.empty((B, self.num_players), np.float32), np.empty(B, np.bool_))
 
     def holds(self, i: int, state) -> bool:
         """Whether env ``i`` holds exactly ``state`` (for the differential harness): the fast

@@ -14,8 +14,8 @@ from baralho.vector.base import VectorEnv
 class ReferenceVector(VectorEnv):
     engine = "reference"
 
-    def __init__(self, game, num_envs: int, seed: int | None, threads: int) -> None:
-        super().__init__(game, num_envs, seed, threads)
+    def __init__(self, game, num_envs: int, seed: int | None, threads: int, copy: bool = True) -> None:
+        super().__init__(game, num_envs, seed, threads, copy)     # copy=False: fresh arrays all the same
         self._seed_streams(seed)
         self._ready = False
 

@@ -204,7 +204,8 @@ def test_the_kernels_compile_once_for_every_player_count():
             for name in SEAT_FIELDS:
                 assert not records[name][:, n:].any(), (n, name)
     ours = {nb.typeof(fast.new_records(game_for(n), 1)) for n in (2, 5)}
-    for fn in (fast.step_batch, fast.reset_batch, fast.observe_batch, fast.step_one, fast.apply_one,
-               fast.observe_one, fast.mask_one):
-        signatures = [sig for sig in fn.signatures if sig[0] in ours]
-        assert len(signatures) == 1, (fn.__name__, signatures)
+    from baralho.core.batch import kernels
+
+    for k in (kernels(fast).one, kernels(fast).batch):
+        signatures = [sig for sig in k.dispatcher.signatures if sig[0] in ours]
+        assert len(signatures) == 1, (k.what, signatures)

@@ -41,7 +41,7 @@ def test_the_turn_bound_ends_the_game_and_scores_it_on_both_engines(n):
 @pytest.mark.parametrize("cfg", [{}, {"num_players": 3}, {"num_players": 5, "spicy": True}])
 def test_a_seed_deals_and_plays_the_same_game_on_both_engines(cfg):
     """The AEC env on the compiled engine deals from the same Generator draws as the reference's
-    new_state (fast.new_state_one): same tables for a seed, and for the resets that continue it."""
+    new_state (fast.deal_from): same tables for a seed, and for the resets that continue it."""
     envs = [baralho.make("rodizio_v1", engine=e, **cfg) for e in ("compiled", "reference")]
     rng = np.random.default_rng(0)
     for k in range(20):
@@ -94,6 +94,7 @@ def test_every_config_plays_on_one_record_layout():
         e = n + (n == 2)
         assert not (r["eaten"][:, e:].any() or r["eaten_count"][:, e:].any() or r["totals"][:, e:].any()
                     or r["final"][:, n:].any())
-    for fn in (fast.step_batch, fast.reset_batch, fast.observe_batch, fast.step_one, fast.apply_one,
-               fast.observe_one, fast.mask_one, fast._lay_out_one):
-        assert len(fn.signatures) == 1, (fn.__name__, fn.signatures)
+    from baralho.core.batch import kernels
+
+    for k in (kernels(fast).one, kernels(fast).batch):
+        assert len(k.dispatcher.signatures) == 1, (k.what, k.dispatcher.signatures)

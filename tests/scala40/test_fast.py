@@ -22,27 +22,24 @@ JK = A.SELECT + card("JK")
 
 def lockstep(game, s, *actions: int) -> None:
     """Play ``actions`` on both engines from ``s``, comparing everything after each."""
-    rec = fast.new_records(game, 1)
-    fast.to_record(rec[0], s)
-    at = fast.obs_offsets(game)
-    mask = np.zeros(game.num_actions, np.int8)
-    out = np.zeros(game.obs_layout.size, game.obs_layout.dtype)
-    rewards = np.zeros(game.num_players)
-    fast.mask_one(rec, mask)
+    from baralho.core.compiled import CompiledGame
+
+    cg = CompiledGame(game, fast)
+    c = cg.from_reference(s)
     for a in (*actions, None):
         ref_mask = game.legal_mask(s)
-        assert np.flatnonzero(mask).tolist() == np.flatnonzero(ref_mask).tolist()
+        assert np.flatnonzero(cg.legal_mask(c)).tolist() == np.flatnonzero(ref_mask).tolist()
         for p in range(game.num_players):
-            fast.observe_one(rec, at, p, out)
-            np.testing.assert_array_equal(out, game.observe(s, p))
-        assert fast.from_record(rec[0]) == s
+            np.testing.assert_array_equal(cg.observe(c, p), game.observe(s, p))
+        assert cg.to_reference(c) == s
         if a is None:
             return
         assert ref_mask[a], f"{game.describe_action(s, a)} is not legal"
         r = game.apply(s, a)
-        player = fast.apply_one(rec, a, mask, rewards)
-        assert player == game.current_player(s)
-        np.testing.assert_array_equal(rewards, np.zeros(game.num_players) if r is None else r)
+        rc = cg.apply(c, a)
+        assert cg.current_player(c) == game.current_player(s)
+        zero = np.zeros(game.num_players)
+        np.testing.assert_array_equal(zero if rc is None else rc, zero if r is None else r)
 
 
 def test_unopened_takes_the_discard_only_to_open_with_it():

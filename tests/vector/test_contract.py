@@ -145,22 +145,26 @@ def test_two_record_layouts_never_share_a_symbol_name_across_processes():
 
 
 
-def test_a_cached_kernel_is_out_of_date_when_any_module_of_its_engine_changes(tmp_path):
+def test_a_cached_kernel_is_out_of_date_when_any_source_of_its_engine_changes(tmp_path):
     """numba checks only the file a function is defined in: a cached Chuche ``step_one`` (fast.py)
-    kept running the old rules after an edit of fast_rules.py. baralho's locator stamps the
-    function's folder and baralho/core as well; here a copy of the folder is edited."""
+    kept running the old rules after an edit of fast_rules.py, and the card values of an edited
+    deck.json. A kernel's cache key holds the stamps of every module and data file of its game's
+    folder and of baralho/core; here a copy of the folder is edited."""
     import shutil
 
-    import baralho.core.compiled as compiled
+    from baralho.core import batch, jit
     from baralho.envs.chuche import fast
 
-    locator = fast.step_one._cache._impl.locator
-    assert type(locator).__name__.startswith("Baralho")
-    own, folder, core = locator.get_source_stamp()
-    assert {"fast.py", "fast_rules.py", "cards.py"} <= {name for name, *_ in folder}
-    assert "compiled.py" in {name for name, *_ in core}
+    k = batch.kernels(fast).one
+    k.dispatcher = k._build()
+    cache = k.dispatcher._cache
+    assert isinstance(cache, jit.KernelCache)
+    folder, core = cache._stamp
+    assert {"fast.py", "fast_rules.py", "cards.py", "deck.json"} <= {name for name, *_ in folder}
+    assert {"batch.py", "jit.py"} <= {name for name, *_ in core}
     copy = tmp_path / "chuche"
     shutil.copytree(Path(fast.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    stamp = compiled._folder_stamp.__wrapped__(copy)              # uncached
-    (copy / "cards.py").write_text((copy / "cards.py").read_text() + "\n")
-    assert compiled._folder_stamp.__wrapped__(copy) != stamp
+    for name in ("cards.py", "deck.json"):
+        stamp = jit.folder_stamp.__wrapped__(copy)              # uncached
+        (copy / name).write_text((copy / name).read_text() + "\n")
+        assert jit.folder_stamp.__wrapped__(copy) != stamp, name

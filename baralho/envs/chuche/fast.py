@@ -23,9 +23,8 @@ What differs from ``rules.py``, and why:
   ``draws`` (``baralho/core/fast_chance.py`` ports numpy's draws bit for bit),
   so a state loaded from the reference plays on with the same cards;
 * a new match (the batch's auto-reset, ``new_match``) draws its colours,
-  backs and hidden seed from a per-game splitmix64 stream kept in the record
-  (``rng``; one stream per game, so a batch plays the same games whatever the
-  thread count); the reference's ``new_state`` draws from numpy's Generator:
+  backs and hidden seed from the game's own splitmix64 stream
+  (``fast_chance.below``); the reference's ``new_state`` draws from numpy's Generator:
   same distribution, other numbers. The AEC env on this engine deals with the
   reference's ``new_state``, so a seed gives the same game on both engines;
 * the sums a capture can reach are bit sets of the sums 0..MAX_SUM (``FULL``),
@@ -34,15 +33,13 @@ What differs from ``rules.py``, and why:
   ``_end_round`` calls ``_deal``, which calls ``_start_turn``): numba's cache
   cannot load mutually recursive functions (a segfault at the second run).
 
-numba's cache checks only each function's own source file: after editing
-``fast_rules.py`` or ``core/fast_chance.py`` alone, delete this folder's
-``__pycache__/fast.*.nb*`` files (or touch this file), or the cached kernels
-here keep the old code.
+The batch and AEC entry points are built from the primitives (``deal``, ``apply``,
+``legal_mask``, ``observe``, ``current_player``, ``returns``) once for every game
+(``baralho/core/batch.py``).
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from baralho.envs.chuche.actions import (
@@ -66,31 +63,28 @@ from baralho.envs.chuche.fast_rules import (
     ESCUDO,
     FRONT,
     FULL,
-    INTS,
     KIND,
     KIND_FRONT,
     NUM_KINDS,
     PER_COLOUR,
     POINTS,
-    RECORD,
     ROUBAR,
     SCORE_KIND,
     STATE_DTYPE,
     VALUE_CAP,
-    apply,
+    apply,  # noqa: F401  (a primitive core/batch.py builds on)
     chuche_points,
-    compile_once,
     first_player,
     new_match,
-    rule,
     target,
     won,
 )
 from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, CARD_ROW, CONT_END, MAIN, ROUBAR_WINDOW
-from baralho.envs.chuche.observation import DTYPE as OBS_DTYPE
 from baralho.envs.chuche.rules import ChucheState
 
 STATE = ChucheState
+TITLE = "Chuche"
+COMPILE_SECONDS = {"one": 8, "batch": 10}    # about how long a first use compiles (core/batch.py)
 
 # Offsets of the observation's fields (observation.build_layout), an int64 array
 # indexed by these names: observe() is the only function that needs them.
@@ -117,17 +111,17 @@ def new_records(game, count: int) -> np.ndarray:
     return st
 
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core.jit import jit  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------------- legal mask
-@rule
+@jit
 def _usable(s, c: int, p: int) -> bool:
     """A table card seat p may capture: unblocked or blocked by p."""
     return s.owner[c] < 0 or s.owner[c] == p
 
 
-@rule
+@jit
 def _reachable(cnt, minus: int) -> int:
     """cards.reachable of the capped value counts ``cnt``, one card of value ``minus`` less (0: none)."""
     r = 1
@@ -138,8 +132,8 @@ def _reachable(cnt, minus: int) -> int:
     return r
 
 
-@rule
-def legal_mask(s, m) -> None:
+@jit
+def legal_mask(s, d, m) -> None:
     m[:] = 0
     if s.over:
         return
@@ -246,7 +240,7 @@ def legal_mask(s, m) -> None:
 
 
 # ---------------------------------------------------------------------- observation
-@rule
+@jit
 def _card_row(s, out, base: int, c: int) -> None:
     """observation.card_row: colour, front and back one-hot."""
     out[base + COLOUR[c]] = 1
@@ -254,8 +248,8 @@ def _card_row(s, out, base: int, c: int) -> None:
     out[base + 12 + s.back[c] - 6] = 1
 
 
-@rule
-def observe(s, at, player: int, out) -> None:
+@jit
+def observe(s, d, at, player: int, out) -> None:
     """observation.encode: ``player``'s view into ``out``; ``at`` holds the fields' offsets."""
     out[:] = 0
     n = s.num_players
@@ -308,98 +302,20 @@ def observe(s, at, player: int, out) -> None:
     out[at[AT_LEFT]] = s.max_rounds - s.rounds_played
 
 
-# one version each (fast_rules.compile_once says why); the entry points below are compiled
-# on first use, for the arrays they are called with
-compile_once([
-    (_usable, (RECORD, nb.int64, nb.int64)), (_reachable, (INTS, nb.int64)), (legal_mask, (RECORD, nb.int8[::1])),
-    (_card_row, (RECORD, nb.from_dtype(OBS_DTYPE)[::1], nb.int64, nb.int64)),
-    (observe, (RECORD, INTS, nb.int64, nb.from_dtype(OBS_DTYPE)[::1])),
-])
+@jit
+def deal(s, d) -> None:
+    new_match(s)
 
 
-# ---------------------------------------------------------------------- entry points
-# Called from Python with a whole array of records (a record alone costs numba
-# ~15 us to unbox; an array is passed by pointer). The batch kernels step every
-# game of the batch in one call (the parallel twin spreads them over threads,
-# each game on its own random stream, so the result does not depend on threads).
-@rule
-def _decision(states, i: int, at, masks, obs, seats) -> None:
-    s = states[i]
-    seats[i] = s.actor
-    legal_mask(s, masks[i])
-    observe(s, at, s.actor, obs[i])
-
-
-@rule
-def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
-    s = states[i]
-    rewards[i, :] = 0
-    done = apply(s, actions[i])
-    if done:
-        for p in range(s.num_players):                          # (a loop: no shape check to raise)
-            rewards[i, p] = s.rets[p]
-        new_match(s)                                            # auto-reset
-    dones[i] = done
-    _decision(states, i, at, masks, obs, seats)
-
-
-@jit(entry=True)
-def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
-    for i in range(len(states)):
-        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -> None:
-    for i in nb.prange(len(states)):
-        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
-
-
-@jit(entry=True)
-def reset_batch(states, at, masks, obs, seats) -> None:
-    for i in range(len(states)):
-        new_match(states[i])
-        _decision(states, i, at, masks, obs, seats)
-
-
-@jit(entry=True)
-def observe_batch(states, at, masks, obs, seats) -> None:
-    for i in range(len(states)):
-        _decision(states, i, at, masks, obs, seats)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def apply_one(states, action: int, mask, rewards) -> int:
-    """The AEC env's step on game 0: apply, its new mask and the step's rewards;
-    returns the player to act (-1: over)."""
-    s = states[0]
-    rewards[:] = 0
-    if apply(s, action):
-        for p in range(s.num_players):
-            rewards[p] = s.rets[p]
-    legal_mask(s, mask)
+@jit
+def current_player(s, d) -> int:
     return -1 if s.over else s.actor
 
 
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def step_one(states, action: int, mask, rewards, at, obs) -> int:
-    """apply_one, and the observation of the player to act into ``obs`` (unless the game
-    is over): the AEC env's step in one call."""
-    player = apply_one(states, action, mask, rewards)
-    if player >= 0:
-        observe(states[0], at, player, obs)
-    return player
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def observe_one(states, at, player: int, out) -> None:
-    observe(states[0], at, player, out)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def mask_one(states, mask) -> None:
-    legal_mask(states[0], mask)
+@jit
+def returns(s, d, out) -> None:
+    for p in range(s.num_players):
+        out[p] = s.rets[p]
 
 
 # ---------------------------------------------------------------------- conversion

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.core.compiled import jit
+from baralho.core.jit import jit
 from baralho.envs.chuche import cards as C
 from baralho.envs.chuche.actions import (
     A_ADD,

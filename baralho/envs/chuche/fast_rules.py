@@ -10,10 +10,10 @@ docstring says what differs from ``rules.py`` and why.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from baralho.core import fast_chance as R
+from baralho.core.fast_chance import below, next_bits
 from baralho.envs.chuche import cards as C
 from baralho.envs.chuche.actions import (
     A_ADD,
@@ -77,42 +77,23 @@ STATE_DTYPE = np.dtype([
 ])
 
 
-from baralho.core.compiled import jit  # noqa: E402, F401  (numba record names fixed there first)
-
-# the rules are only called from compiled code: no Python (or C) entry to build for each
-rule = nb.njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+from baralho.core.jit import jit  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------------- chance
-@rule
-def _next(s) -> np.uint64:
-    """splitmix64: the next 64 random bits of this game's own stream (new matches only)."""
-    s.rng += np.uint64(0x9E3779B97F4A7C15)
-    z = s.rng
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@rule
-def _below(s, k: int) -> int:
-    """A uniform integer in 0..k-1 (k <= 9: the modulo bias is below 1e-8)."""
-    return int((_next(s) >> np.uint64(33)) % np.uint64(k))
-
-
-@rule
+@jit
 def _chance(s, g) -> None:
     """ChucheGame._chance: ``g`` becomes the generator of the state's next chance event."""
     s.draws += 1
     R.seed_event(g, s.seed, s.draws)
 
 
-@rule
+@jit
 def new_match(s) -> None:
     """new_state: the extra colours and each colour's backs at random, a hidden seed, then the deal."""
     extra = np.arange(1, NUM_COLOURS)
     for i in range(extra.size - 1, 0, -1):                      # Fisher-Yates
-        j = _below(s, i + 1)
+        j = below(s, i + 1)
         extra[i], extra[j] = extra[j], extra[i]
     s.colours[:] = 0
     for k in range(1, s.num_colours):                           # red first, the others sorted
@@ -125,7 +106,7 @@ def new_match(s) -> None:
     for k in range(s.num_colours):                              # each colour's backs, shuffled
         row = BACKS_PER_COLOUR.copy()
         for i in range(PER_COLOUR - 1, 0, -1):
-            j = _below(s, i + 1)
+            j = below(s, i + 1)
             row[i], row[j] = row[j], row[i]
         for j in range(PER_COLOUR):
             s.back[s.colours[k] * PER_COLOUR + j] = row[j]
@@ -136,13 +117,13 @@ def new_match(s) -> None:
     s.scores[:n] = 0
     s.rounds_played, s.decisions, s.round_decisions, s.over = 0, 0, 0, False
     s.rets[:n] = 0.0
-    s.seed = _next(s) >> np.uint64(1)                           # 63 bits, as rng.integers(2**63)
+    s.seed = next_bits(s) >> np.uint64(1)                           # 63 bits, as rng.integers(2**63)
     s.draws, s.nfree, s.must_use = 0, 0, -1
     _deal(s)
     _start_turn(s, s.turn)
 
 
-@rule
+@jit
 def _deal(s) -> None:
     """A new round: shuffle the same cards (backs stay), deal 3 each and 3 to the table.
     The caller then starts the first turn (rules.py's _deal ends with it; numba's cache
@@ -186,7 +167,7 @@ def _deal(s) -> None:
 # ---------------------------------------------------------------------- queries
 # (loops, not numpy reductions or sorts: their compiled code is linked into every
 # caller up the chain, and numba optimises each caller's copy again; see fast.py)
-@rule
+@jit
 def _max(xs) -> int:
     """max(xs)."""
     best = xs[0]
@@ -195,7 +176,7 @@ def _max(xs) -> int:
     return best
 
 
-@rule
+@jit
 def _count(xs, x: int) -> int:
     """xs.count(x)."""
     k = 0
@@ -204,17 +185,17 @@ def _count(xs, x: int) -> int:
     return k
 
 
-@rule
+@jit
 def first_player(s) -> int:
     return s.rounds_played % s.num_players
 
 
-@rule
+@jit
 def target(s) -> int:
     return s.back[s.stock[s.stock_size - 1]] if s.stock_size else LAST_TARGET
 
 
-@rule
+@jit
 def won(s, p: int) -> int:
     """Chuche cards seat p won this round, used or not (they all score)."""
     total = 0
@@ -223,13 +204,13 @@ def won(s, p: int) -> int:
     return total
 
 
-@rule
+@jit
 def chuche_points(won: int) -> int:
     return won * (4 if won >= 3 else 2)
 
 
 # ---------------------------------------------------------------------- card moves
-@rule
+@jit
 def _hand_remove(s, p: int, c: int) -> None:
     k = s.hand_size[p]
     i = 0
@@ -240,7 +221,7 @@ def _hand_remove(s, p: int, c: int) -> None:
     s.hand_size[p] = k - 1
 
 
-@rule
+@jit
 def _insort(s, p: int, c: int) -> None:
     i = s.hand_size[p]
     while i > 0 and s.hands[p, i - 1] > c:
@@ -250,14 +231,14 @@ def _insort(s, p: int, c: int) -> None:
     s.hand_size[p] += 1
 
 
-@rule
+@jit
 def _table_add(s, c: int) -> None:
     s.table[s.table_size] = c
     s.table_size += 1
     s.nfree += 1
 
 
-@rule
+@jit
 def _table_take(s, c: int) -> None:
     i = 0
     while s.table[i] != c:
@@ -270,31 +251,31 @@ def _table_take(s, c: int) -> None:
     s.owner[c] = -1
 
 
-@rule
+@jit
 def _set_owner(s, c: int, p: int) -> None:
     s.nfree += (1 if p < 0 else 0) - (1 if s.owner[c] < 0 else 0)
     s.owner[c] = p
 
 
-@rule
+@jit
 def _to_pile(s, p: int, c: int) -> None:
     s.piles[p, s.pile_size[p]] = c
     s.pile_size[p] += 1
 
 
-@rule
+@jit
 def _chuche_win(s, p: int) -> None:
     s.chuche_deck_size -= 1
     s.held[p, s.chuche_deck[s.chuche_deck_size]] += 1
 
 
-@rule
+@jit
 def _chuche_use(s, p: int, t: int) -> None:
     s.held[p, t] -= 1
     s.used[p, t] += 1
 
 
-@rule
+@jit
 def _queue_pop(s) -> None:
     """queue.pop(0)."""
     for j in range(s.queue_size - 1):
@@ -302,7 +283,7 @@ def _queue_pop(s) -> None:
     s.queue_size -= 1
 
 
-@rule
+@jit
 def _table_card(s, k: int, owner: int) -> int:
     """The first table card of kind k with this owner (-1: unblocked), or -1."""
     for i in range(s.table_size):
@@ -313,8 +294,8 @@ def _table_card(s, k: int, owner: int) -> int:
 
 
 # ---------------------------------------------------------------------- transitions
-@rule
-def apply(s, a: int) -> bool:
+@jit
+def apply(s, d, a: int) -> bool:
     """Play a legal action; True when it ended the game (``s.rets`` then holds the rewards)."""
     s.decisions += 1
     s.round_decisions += 1
@@ -412,19 +393,19 @@ def apply(s, a: int) -> bool:
     return s.over
 
 
-@rule
+@jit
 def _block(s, p: int, k: int) -> None:
     _set_owner(s, _table_card(s, k, -1), p)
 
 
-@rule
+@jit
 def _start_capture(s, p: int, c: int) -> None:
     _hand_remove(s, p, c)
     s.cap_card, s.cap_sel_size, s.cap_sum = c, 0, FRONT[c]
     s.phase = CAPTURE
 
 
-@rule
+@jit
 def _commit(s, p: int, coringa: bool) -> None:
     _to_pile(s, p, s.cap_card)
     for i in range(s.cap_sel_size):
@@ -439,7 +420,7 @@ def _commit(s, p: int, coringa: bool) -> None:
     _end_turn(s)
 
 
-@rule
+@jit
 def _steal(s, victim: int) -> None:
     g = R.new_generator()
     _chance(s, g)
@@ -449,13 +430,13 @@ def _steal(s, victim: int) -> None:
     _open_window(s, CONT_MAIN)
 
 
-@rule
+@jit
 def _asked(s, q: int) -> bool:
     # "apenas uma por turno": the turn player who already played a Chuche card is not asked
     return s.held[q, BLOQUEIO] > 0 and not (q == s.turn and s.chuche_played)
 
 
-@rule
+@jit
 def _open_window(s, cont: int) -> None:
     """Cards reached the table: ask each Bloqueio holder, nearest next turn first."""
     if s.nfree:
@@ -478,7 +459,7 @@ def _open_window(s, cont: int) -> None:
     _continue(s, cont)
 
 
-@rule
+@jit
 def _next_in_window(s) -> None:
     if s.queue_size and s.nfree:
         s.actor = s.queue[0]
@@ -487,7 +468,7 @@ def _next_in_window(s) -> None:
         _continue(s, s.cont)
 
 
-@rule
+@jit
 def _continue(s, cont: int) -> None:
     if cont == CONT_MAIN and s.hand_size[s.turn]:
         s.actor = s.turn
@@ -496,14 +477,14 @@ def _continue(s, cont: int) -> None:
         _end_turn(s)
 
 
-@rule
+@jit
 def _refill(s, p: int) -> None:
     while s.stock_size and s.hand_size[p] < 3:
         s.stock_size -= 1
         _insort(s, p, s.stock[s.stock_size])
 
 
-@rule
+@jit
 def _any_hand(s) -> bool:
     """any(s.hands)."""
     for p in range(s.num_players):
@@ -512,13 +493,13 @@ def _any_hand(s) -> bool:
     return False
 
 
-@rule
+@jit
 def _end_turn(s) -> None:
     _refill(s, s.turn)
     _start_turn(s, (s.turn + 1) % s.num_players)
 
 
-@rule
+@jit
 def _start_turn(s, p: int) -> None:
     n = s.num_players
     while True:
@@ -538,7 +519,7 @@ def _start_turn(s, p: int) -> None:
         p = (p + 1) % n
 
 
-@rule
+@jit
 def _end_round(s) -> bool:
     """Score the round; True when the match goes on (the caller deals the next round)."""
     n = s.num_players
@@ -575,7 +556,7 @@ def _end_round(s) -> bool:
     return True
 
 
-@rule
+@jit
 def _finish(s, totals) -> None:
     """Zero-sum result: the top total shares +1, the others share -1."""
     n = s.num_players
@@ -588,38 +569,3 @@ def _finish(s, totals) -> None:
             s.rets[p] = 1.0 / w if totals[p] == best else -1.0 / (n - w)
     s.over = True
     s.actor = -1
-
-
-
-# ---------------------------------------------------------------------- one version each
-RECORD = nb.from_dtype(STATE_DTYPE)        # the type numba gives one game (``states[i]``)
-INTS = nb.int64[::1]
-
-
-def compile_once(functions) -> None:
-    """Compile each ``(function, argument types)`` now, callees first, then stop numba compiling
-    it again: a call then casts its arguments to these types.
-
-    numba compiles a function once per tuple of argument types it is called with, and a
-    constant (``_continue(s, CONT_MAIN)``) or an int8 field (``_steal(s, p)``, p = s.actor)
-    is a type of its own: ``_continue`` was compiled three times, and each copy links all the
-    compiled code below it, which LLVM optimises and emits again. (Eager: importing this module
-    compiles the rules, or loads them from numba's cache.)"""
-    for fn, args in functions:
-        fn.compile(args)
-        fn.disable_compile()
-
-
-_S, _I = RECORD, nb.int64
-compile_once([
-    (_next, (_S,)), (_below, (_S, _I)), (_chance, (_S, nb.uint64[::1])),
-    (_max, (INTS,)), (_count, (INTS, _I)), (first_player, (_S,)), (target, (_S,)), (won, (_S, _I)),
-    (chuche_points, (_I,)),
-    (_hand_remove, (_S, _I, _I)), (_insort, (_S, _I, _I)), (_table_add, (_S, _I)), (_table_take, (_S, _I)),
-    (_set_owner, (_S, _I, _I)), (_to_pile, (_S, _I, _I)), (_chuche_win, (_S, _I)), (_chuche_use, (_S, _I, _I)),
-    (_queue_pop, (_S,)), (_table_card, (_S, _I, _I)),
-    (_deal, (_S,)), (_finish, (_S, INTS)), (_end_round, (_S,)), (_refill, (_S, _I)), (_any_hand, (_S,)),
-    (_start_turn, (_S, _I)), (_end_turn, (_S,)), (_continue, (_S, _I)), (_next_in_window, (_S,)),
-    (_asked, (_S, _I)), (_open_window, (_S, _I)), (_steal, (_S, _I)), (_block, (_S, _I, _I)),
-    (_start_capture, (_S, _I, _I)), (_commit, (_S, _I, nb.boolean)), (apply, (_S, _I)), (new_match, (_S,)),
-])

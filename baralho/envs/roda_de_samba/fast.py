@@ -26,26 +26,33 @@ What differs from ``rules.py``, and why:
   ``from_record`` rebuilds that base with the encoder);
 * the recursions become loops (``_end_turn``'s skipped draws, ``_match``'s
   backtracking);
-* ``deal`` (the vector's auto-reset) draws from a per-game splitmix64 stream
-  kept in the record; the reference's ``new_state`` draws from numpy's
+* ``deal`` (the vector's auto-reset) draws from the game's own splitmix64
+  stream (``fast_chance.below``); the reference's ``new_state`` draws from numpy's
   Generator: same distribution, other numbers. There is no chance during
   play (the deck orders are dealt), so a state loaded from the reference
   plays on exactly as there. The AEC env on this engine deals with the
   reference's ``new_state``, so a seed gives the same game on both engines.
+
+The batch and AEC entry points are built from the primitives (``deal``, ``apply``,
+``legal_mask``, ``observe``, ``current_player``, ``returns``) once for every game
+(``baralho/core/batch.py``).
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit, record_lists
+from baralho.core.compiled import record_lists
+from baralho.core.fast_chance import below
+from baralho.core.jit import jit
 from baralho.envs.roda_de_samba.actions import PH_DRAW
 from baralho.envs.roda_de_samba.cards import MAX_GROUP, ROW, SPACES, tokens_independent
-from baralho.envs.roda_de_samba.fast_rules import MAX_TOKENS, _pop_sambista, apply, legal_mask
+from baralho.envs.roda_de_samba.fast_rules import MAX_TOKENS, _pop_sambista, apply, legal_mask  # noqa: F401  (primitives core/batch.py builds on)
 from baralho.envs.roda_de_samba.rules import HAND_SIZE, MAX_PLAYERS, RodaState
 
 STATE = RodaState
+TITLE = "Roda de Samba"
+COMPILE_SECONDS = {"one": 8, "batch": 10}    # about how long a first use compiles (core/batch.py)
 # the differential harness's sampling for this game (baralho/vector/differential.py): the reference
 # and its heuristic are slow, so fewer heuristic players and full state checks than the defaults
 # keep the 1,000-game default run affordable; the cheap state check (same_state) runs every step
@@ -82,7 +89,7 @@ def deck_dtype(game) -> np.dtype:
     ])
 
 
-def tables(game) -> tuple[np.ndarray]:
+def tables(game) -> np.ndarray:
     """The deck as one record (a 1-element array: numba takes an array by pointer)."""
     d = game.deck
     t = np.zeros(1, deck_dtype(game))
@@ -111,7 +118,7 @@ def tables(game) -> tuple[np.ndarray]:
             sb.bonus_points
         r["brings"][sid], r["bang"][sid] = sb.brings, sb.bang
     r["cards"] = game._cards
-    return (t,)
+    return t
 
 
 # ---------------------------------------------------------------------- one game's record
@@ -187,25 +194,9 @@ def new_records(game, count: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------- chance
 @jit
-def _next(s) -> np.uint64:
-    """splitmix64: the next 64 random bits of this game's stream."""
-    s.rng += np.uint64(0x9E3779B97F4A7C15)
-    z = s.rng
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@jit
-def _below(s, k: int) -> int:
-    """A uniform integer in 0..k-1 (k of a few hundred: the modulo bias is below 1e-16)."""
-    return int(_next(s) % np.uint64(k))
-
-
-@jit
 def _shuffle(s, a, n: int) -> None:
     for i in range(n - 1, 0, -1):                        # Fisher-Yates
-        j = _below(s, i + 1)
+        j = below(s, i + 1)
         a[i], a[j] = a[j], a[i]
 
 
@@ -347,87 +338,16 @@ def observe(s, d, at, player: int, out) -> None:
         out[a_cards_laid + r] = s.laid_total[q]
 
 
-# ---------------------------------------------------------------------- entry points
-# Called from Python with whole arrays of records (a record alone costs numba
-# ~15 us to unbox; an array is passed by pointer); ``deck`` is tables()'s record.
+# ---------------------------------------------------------------------- the game's end
 @jit
-def _decision(states, i: int, d, at, masks, obs, seats) -> None:
-    s = states[i]
-    seats[i] = s.player
-    legal_mask(s, d, masks[i])
-    observe(s, d, at, s.player, obs[i])
-
-
-@jit
-def _step_one(states, i: int, d, at, actions, masks, obs, seats, rewards, dones) -> None:
-    s = states[i]
-    rewards[i, :] = 0
-    done = apply(s, d, actions[i])
-    if done:
-        for p in range(s.num_players):
-            rewards[i, p] = s.returns[p]
-        deal(s, d)                                       # auto-reset
-    dones[i] = done
-    _decision(states, i, d, at, masks, obs, seats)
-
-
-@jit(entry=True)
-def step_batch(states, at, actions, masks, obs, seats, rewards, dones, deck) -> None:
-    for i in range(len(states)):
-        _step_one(states, i, deck[0], at, actions, masks, obs, seats, rewards, dones)
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones, deck) -> None:
-    for i in nb.prange(len(states)):
-        _step_one(states, i, deck[0], at, actions, masks, obs, seats, rewards, dones)
-
-
-@jit(entry=True)
-def reset_batch(states, at, masks, obs, seats, deck) -> None:
-    for i in range(len(states)):
-        deal(states[i], deck[0])
-        _decision(states, i, deck[0], at, masks, obs, seats)
-
-
-@jit(entry=True)
-def observe_batch(states, at, masks, obs, seats, deck) -> None:
-    for i in range(len(states)):
-        _decision(states, i, deck[0], at, masks, obs, seats)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def apply_one(states, action: int, mask, rewards, deck) -> int:
-    """The AEC env's step on game 0: apply, its new mask and the step's rewards;
-    returns the player to act (-1: over)."""
-    s, d = states[0], deck[0]
-    rewards[:] = 0
-    if apply(s, d, action):
-        for p in range(s.num_players):
-            rewards[p] = s.returns[p]
-    legal_mask(s, d, mask)
+def current_player(s, d) -> int:
     return -1 if s.over else s.player
 
 
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def step_one(states, action: int, mask, rewards, at, obs, deck) -> int:
-    """apply_one, and the observation of the player to act into ``obs`` (unless the game
-    is over): the AEC env's step in one call."""
-    player = apply_one(states, action, mask, rewards, deck)
-    if player >= 0:
-        observe(states[0], deck[0], at, player, obs)
-    return player
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def observe_one(states, at, player: int, out, deck) -> None:
-    observe(states[0], deck[0], at, player, out)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def mask_one(states, mask, deck) -> None:
-    legal_mask(states[0], deck[0], mask)
+@jit
+def returns(s, d, out) -> None:
+    for p in range(s.num_players):
+        out[p] = s.returns[p]
 
 
 # ---------------------------------------------------------------------- conversion

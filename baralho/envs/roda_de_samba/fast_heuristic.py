@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.core import fast_chance as R
-from baralho.core.compiled import jit
+from baralho.core.jit import jit
 from baralho.envs.roda_de_samba.actions import PH_CALL, PH_DISCARD, PH_DRAW, PH_LAY, PH_PILE, PH_PLACE, PHASES
 from baralho.envs.roda_de_samba.cards import MAX_GROUP, REQ_ANY, REQ_INSTRUMENT, ROW, SPACES
 from baralho.envs.roda_de_samba.fast import tables
@@ -81,7 +81,7 @@ def heuristic_tables(game) -> tuple:
     game = getattr(game, "reference", game)       # the deck's tables: the rules game's (as heuristic.py)
     f = game.obs_layout.fields
     at = np.array([f[name].start for name in FIELDS], np.int64)
-    (deck,) = tables(game)
+    deck = tables(game)
     return deck, at, np.zeros(1, read_dtype(game)), game.A_DRAW
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.core.compiled import jit
+from baralho.core.jit import jit
 from baralho.envs.roda_de_samba.actions import (
     PH_CALL,
     PH_DISCARD,

@@ -17,25 +17,30 @@ What differs from ``rules.py``, and why:
   not one per player count), and every loop over seats or eaters is bounded by
   the record's own ``num_players`` / ``num_eaters``; the rows past them stay 0,
   so equal games are equal records;
-* ``deal`` draws from a per-game splitmix64 stream kept in the record (one
-  stream per game, so a batch plays the same games whatever the thread count);
+* ``deal`` draws from the game's own splitmix64 stream (``fast_chance.below``);
   the reference's ``new_state`` draws from numpy's Generator instead: same
   distribution, other numbers. The AEC env on this engine deals with
-  ``new_state_one``: the reference's draws from the Generator, laid out by
+  ``deal_from``: the reference's draws (``new_state_draws``), laid out by
   ``lay_out`` (the part ``deal`` shares), so a seed gives the same game on both engines.
+
+The batch and AEC entry points are built from these primitives once for every game
+(``baralho/core/batch.py``).
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from baralho.core.compiled import jit, record_lists
+from baralho.core.compiled import record_lists
+from baralho.core.fast_chance import below
+from baralho.core.jit import jit
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK, SERVE
 from baralho.envs.rodizio.rules import MAX_PLAYERS, MIN_PLAYERS, RodizioState
 
 STATE = RodizioState        # the reference state class, for to/from_record (baralho/core/compiled.py)
+TITLE = "Rodízio"
+COMPILE_SECONDS = {"one": 3, "batch": 4}    # about how long a first use compiles (core/batch.py)
 
 NUM_PLATES = C.NUM_PLATES
 PLAQUINHA = C.PLAQUINHA
@@ -104,30 +109,25 @@ def new_records(game, count: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------- chance
 @jit
-def _next(s) -> np.uint64:
-    """splitmix64: the next 64 random bits of this game's stream."""
-    s.rng += np.uint64(0x9E3779B97F4A7C15)
-    z = s.rng
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@jit
-def _below(s, k: int) -> int:
-    """A uniform integer in 0..k-1 (k <= 17: the modulo bias is below 1e-8)."""
-    return int((_next(s) >> np.uint64(33)) % np.uint64(k))
-
-
-@jit
-def deal(s) -> None:
+def deal(s, d) -> None:
     """new_state: 3 random pizzas become plates, the plaquinha lies at a uniform
     place among the 15 centre cards, dealt 5 to a plate (columns 2 + 3)."""
     pizzas = np.arange(NUM_PIZZAS).astype(np.int8)
     for i in range(NUM_PIZZAS - 1, 0, -1):               # Fisher-Yates
-        j = _below(s, i + 1)
+        j = below(s, i + 1)
         pizzas[i], pizzas[j] = pizzas[j], pizzas[i]
-    lay_out(s, pizzas, _below(s, C.CENTRE_CARDS))
+    lay_out(s, pizzas, below(s, C.CENTRE_CARDS))
+
+
+def new_state_draws(game, rng: np.random.Generator) -> np.ndarray:
+    """The reference's ``new_state(rng)`` draws, in its order: a permutation of the pizzas,
+    then the plaquinha's place (``deal_from`` lays them out: the same game on both engines)."""
+    return np.append(rng.permutation(NUM_PIZZAS), rng.integers(C.CENTRE_CARDS)).astype(np.int64)
+
+
+@jit
+def deal_from(s, d, draws) -> None:
+    lay_out(s, draws[:NUM_PIZZAS], draws[NUM_PIZZAS])
 
 
 @jit
@@ -157,24 +157,6 @@ def lay_out(s, pizzas, at: int) -> None:
     s.final[:] = 0
 
 
-def new_state_one(states, rng: np.random.Generator, mask) -> int:
-    """The reference's ``new_state(rng)`` into game 0 of ``states`` (a blank record) and its
-    mask: the same draws from ``rng`` (a permutation of the pizzas, then the plaquinha's
-    place), so the same game on both engines; the laying out is compiled. Returns the player
-    to act."""
-    pizzas = rng.permutation(NUM_PIZZAS)
-    at = int(rng.integers(C.CENTRE_CARDS))
-    return _lay_out_one(states, pizzas, at, mask)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def _lay_out_one(states, pizzas, at: int, mask) -> int:
-    s = states[0]
-    lay_out(s, pizzas, at)
-    legal_mask(s, mask)
-    return s.seat
-
-
 # ---------------------------------------------------------------------- queries
 @jit
 def _servable(s, p: int) -> bool:
@@ -182,7 +164,12 @@ def _servable(s, p: int) -> bool:
 
 
 @jit
-def legal_mask(s, out) -> None:
+def current_player(s, d) -> int:
+    return -1 if s.over else s.seat
+
+
+@jit
+def legal_mask(s, d, out) -> None:
     out[:] = 0
     if s.over:
         return
@@ -314,7 +301,13 @@ def _end_turn(s) -> None:
 
 
 @jit
-def apply(s, action: int) -> bool:
+def returns(s, d, out) -> None:
+    for i in range(s.num_players):
+        out[i] = s.final[i]
+
+
+@jit
+def apply(s, d, action: int) -> bool:
     """Play a legal ``action``; True when it ended the game (``s.final`` then holds the rewards)."""
     if s.pending >= 0:
         _eat(s, s.seat, s.pending, action - EAT)
@@ -329,7 +322,7 @@ def apply(s, action: int) -> bool:
 
 # ---------------------------------------------------------------------- observation
 @jit
-def observe(s, at, player: int, out) -> None:
+def observe(s, d, at, player: int, out) -> None:
     """``player``'s observation into ``out``; ``at`` holds the fields' offsets (obs_offsets)."""
     out[:] = 0
     for p in range(NUM_PLATES):
@@ -358,89 +351,6 @@ def observe(s, at, player: int, out) -> None:
     out[at[AT_FLAGS] + 2] = s.comilao
 
 
-
-# ---------------------------------------------------------------------- entry points
-# Called from Python with a whole array of records (a record alone costs numba
-# ~15 us to unbox; an array is passed by pointer). The batch kernels step every
-# game of the batch in one call (the parallel twin spreads them over threads,
-# each game on its own random stream, so the result does not depend on threads).
-@jit
-def _decision(states, i: int, at, masks, obs, seats) -> None:
-    s = states[i]
-    seats[i] = s.seat
-    legal_mask(s, masks[i])
-    observe(s, at, s.seat, obs[i])
-
-
-@jit
-def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
-    s = states[i]
-    rewards[i, :] = 0
-    done = apply(s, actions[i])
-    if done:
-        rewards[i, :s.num_players] = s.final[:s.num_players]
-        deal(s)                                          # auto-reset
-    dones[i] = done
-    _decision(states, i, at, masks, obs, seats)
-
-
-@jit(entry=True)
-def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
-    for i in range(len(states)):
-        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -> None:
-    for i in nb.prange(len(states)):
-        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
-
-
-@jit(entry=True)
-def reset_batch(states, at, masks, obs, seats) -> None:
-    for i in range(len(states)):
-        deal(states[i])
-        _decision(states, i, at, masks, obs, seats)
-
-
-@jit(entry=True)
-def observe_batch(states, at, masks, obs, seats) -> None:
-    for i in range(len(states)):
-        _decision(states, i, at, masks, obs, seats)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def apply_one(states, action: int, mask, rewards) -> int:
-    """The AEC env's step on game 0: apply, its new mask and the step's rewards;
-    returns the player to act (-1: over)."""
-    s = states[0]
-    rewards[:] = 0
-    if apply(s, action):
-        for i in range(s.num_players):
-            rewards[i] = s.final[i]
-    legal_mask(s, mask)
-    return -1 if s.over else s.seat
-
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def step_one(states, action: int, mask, rewards, at, obs) -> int:
-    """apply_one, and the observation of the player to act into ``obs`` (unless the game
-    is over): the AEC env's step in one call."""
-    player = apply_one(states, action, mask, rewards)
-    if player >= 0:
-        observe(states[0], at, player, obs)
-    return player
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def observe_one(states, at, player: int, out) -> None:
-    observe(states[0], at, player, out)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def mask_one(states, mask) -> None:
-    legal_mask(states[0], mask)
 
 # ---------------------------------------------------------------------- conversion
 def to_record(s, ref_state, game=None) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.core import fast_chance as R
-from baralho.core.compiled import jit
+from baralho.core.jit import jit
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio.actions import EAT, MAX_STACK
 

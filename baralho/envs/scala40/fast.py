@@ -16,19 +16,21 @@ What differs from ``rules.py``, and why:
 * chance during play (a shuffled turnover, a match's next deal) is the
   reference's own: ``baralho.core.chance`` re-seeds a numpy PCG64 from the
   state's hidden (seed, draws) for each event and shuffles with
-  ``Generator.permutation``; ``_pcg_*`` below are PCG64 and numpy's
+  ``Generator.permutation``; ``core/fast_chance.py`` is PCG64 and numpy's
   ``random_interval`` Fisher-Yates, bit for bit, so a state loaded from the
   reference plays the same cards on both engines;
-* the first deal of a game dealt here (the batch's auto-reset) draws from a
-  per-game splitmix64 stream in the record instead of the reference's
-  Generator: same distribution, other numbers (one stream per game, so a batch
-  is the same whatever the thread count). The AEC env deals with the
+* the first deal of a game dealt here (the batch's auto-reset) draws from the
+  game's own splitmix64 stream (``fast_chance.below``) instead of the reference's
+  Generator: same distribution, other numbers. The AEC env deals with the
   reference's ``new_state``, so a seed gives the same game on both engines.
+
+The batch and AEC entry points are built from the primitives (``deal``, ``apply``,
+``legal_mask``, ``observe``, ``current_player``, ``returns``) once for every game
+(``baralho/core/batch.py``).
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from baralho.envs.scala40 import fast_mask as F
@@ -70,6 +72,8 @@ from baralho.envs.scala40.observation import (
 from baralho.envs.scala40.rules import ELIMINATION, HAND_SIZE, ROUNDS_PER_HAND, Scala40Game, Scala40State
 
 STATE = Scala40State
+TITLE = "Scala 40"
+COMPILE_SECONDS = {"one": 12, "batch": 15}    # about how long a first use compiles (core/batch.py)
 # the differential harness's sampling for this game (baralho/vector/differential.py): its reference
 # and its heuristic are the slowest of the four, so full state checks and invariants at one step in
 # 20 per env (the default 7); the cheap state check (same_state) still runs every step. Half the envs
@@ -106,7 +110,7 @@ def state_dtype(n: int = MAX_PLAYERS) -> np.dtype:
         ("stock_hidden", np.bool_), ("winners", np.uint8, n), ("returns", np.float64, n),
         ("final", np.float64, n),                                     # the rewards of the last step
         ("has_seed", np.bool_), ("seed", np.uint64), ("draws", np.int64),   # baralho.core.chance
-        ("pcg", np.uint64, 4), ("pcg_has32", np.bool_), ("pcg_u32", np.uint64),  # its PCG64 (state, inc)
+        ("pcg", np.uint64, 6),                                        # its PCG64 (fast_chance's generator)
         ("rng", np.uint64),                                           # splitmix64 state for deal()
     ])
 
@@ -131,100 +135,25 @@ def obs_offsets(game) -> np.ndarray:
     return np.array([game.obs_layout.fields[name].start for name in OBS_FIELDS], np.int64)
 
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core import fast_chance as R  # noqa: E402
+from baralho.core.jit import jit  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------------- chance
 @jit
-def _splitmix(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-@jit
-def _next(s) -> np.uint64:
-    """splitmix64: the next 64 random bits of this game's own stream (deal())."""
-    z = _splitmix(s.rng)
-    s.rng += np.uint64(0x9E3779B97F4A7C15)
-    return z
-
-
-@jit
-def _below(s, k: int) -> int:
-    """A uniform integer in 0..k-1 (k <= 108: the modulo bias is below 1e-16)."""
-    return np.int64(_next(s) % np.uint64(k))
-
-
-@jit
-def _mulhi(a, b):
-    m32 = np.uint64(0xFFFFFFFF)
-    a0, a1, b0, b1 = a & m32, a >> np.uint64(32), b & m32, b >> np.uint64(32)
-    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
-    mid = (p00 >> np.uint64(32)) + (p01 & m32) + (p10 & m32)
-    return p11 + (p01 >> np.uint64(32)) + (p10 >> np.uint64(32)) + (mid >> np.uint64(32))
-
-
-@jit(entry=True)   # and from tests
 def _pcg_seed(s) -> None:
-    """chance.Chance.next: event ``draws + 1`` of the state's hidden seed (chance.pcg64_state)."""
+    """chance.Chance.next: the generator of event ``draws + 1`` of the state's hidden seed."""
     s.draws += 1
-    a = _splitmix(s.seed ^ (np.uint64(s.draws) * np.uint64(0xD1B54A32D192ED03)))
-    b = _splitmix(a)
-    s.pcg[0], s.pcg[1], s.pcg[2], s.pcg[3] = a, b, b, a | np.uint64(1)
-    s.pcg_has32 = False
-    s.pcg_u32 = 0
+    R.seed_event(s.pcg, s.seed, s.draws)
 
 
 @jit
-def _pcg_next64(s):
-    """numpy's PCG64 (XSL-RR 128/64): step the 128-bit state, then output from it."""
-    mh, ml = np.uint64(0x2360ED051FC65DA4), np.uint64(0x4385DF649FCCF645)
-    hi, lo = s.pcg[0], s.pcg[1]
-    nlo = lo * ml
-    nhi = _mulhi(lo, ml) + lo * mh + hi * ml
-    lo2 = nlo + s.pcg[3]
-    carry = np.uint64(1) if lo2 < nlo else np.uint64(0)
-    hi2 = nhi + s.pcg[2] + carry
-    s.pcg[0], s.pcg[1] = hi2, lo2
-    x = hi2 ^ lo2
-    rot = hi2 >> np.uint64(58)
-    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
-
-
-@jit
-def _pcg_next32(s):
-    if s.pcg_has32:
-        s.pcg_has32 = False
-        return s.pcg_u32
-    v = _pcg_next64(s)
-    s.pcg_has32 = True
-    s.pcg_u32 = v >> np.uint64(32)
-    return v & np.uint64(0xFFFFFFFF)
-
-
-@jit
-def _pcg_interval(s, top: int) -> int:
-    """numpy's random_interval: a uniform integer in 0..top by masked rejection."""
-    if top == 0:
-        return np.int64(0)
-    mask = np.uint64(top)
-    for sh in (1, 2, 4, 8, 16, 32):
-        mask |= mask >> np.uint64(sh)
-    while True:
-        v = _pcg_next32(s) & mask
-        if v <= np.uint64(top):
-            return np.int64(v)
-
-
-@jit(entry=True)   # and from tests
 def _permutation(s, n: int, pcg: bool):
-    """Generator.permutation(n) of the state's chance event (``pcg``), or a shuffle of the
-    game's own splitmix stream."""
+    """Generator.permutation(n) of the state's chance event (``pcg``, numpy's draws bit for bit),
+    or a shuffle of the game's own splitmix stream."""
     perm = np.arange(n)
     for i in range(n - 1, 0, -1):
-        j = _pcg_interval(s, i) if pcg else _below(s, i + 1)
+        j = R.interval(s.pcg, i) if pcg else R.below(s, i + 1)
         perm[i], perm[j] = perm[j], perm[i]
     return perm
 
@@ -291,7 +220,7 @@ def _deal(s, first: int, pcg: bool) -> None:
 
 
 @jit
-def deal(s) -> None:
+def deal(s, d) -> None:
     """new_state, from the game's own stream (the batch's auto-reset)."""
     n = s.num_players
     s.totals[:] = 0
@@ -304,7 +233,7 @@ def deal(s) -> None:
     s.pending_n = 0
     s.obligation = -1
     s.has_seed = s.needs_seed
-    s.seed = (_next(s) >> np.uint64(1)) if s.needs_seed else np.uint64(0)
+    s.seed = (R.next_bits(s) >> np.uint64(1)) if s.needs_seed else np.uint64(0)
     s.draws = 0
     _ = n
     _deal(s, 0, False)
@@ -496,7 +425,7 @@ def _next_turn(s) -> bool:
 
 
 @jit
-def apply(s, action: int) -> bool:
+def apply(s, d, action: int) -> bool:
     """Play a legal ``action``; True when it ended the game (``s.final`` then holds the rewards)."""
     p = s.player
     s.final[:] = 0.0
@@ -670,7 +599,7 @@ def _commit_actions(s, hand, keep: int, can_close: bool, guided: bool, mask) -> 
 
 
 @jit
-def legal_mask(s, mask) -> None:
+def legal_mask(s, d, mask) -> None:
     """mask.legal_mask: 1 for every legal action of the acting player."""
     mask[:] = 0
     if s.phase == OVER:
@@ -764,7 +693,7 @@ def _meld_row(out, at: int, m, staged: bool) -> None:
 
 
 @jit
-def observe(s, at, player: int, out) -> None:
+def observe(s, d, at, player: int, out) -> None:
     """``player``'s observation into ``out``; ``at`` holds the fields' offsets (obs_offsets)."""
     n = s.num_players
     out[:] = 0
@@ -831,103 +760,17 @@ def observe(s, at, player: int, out) -> None:
             out[at[AT_TAKEN] + NUM_KINDS * r + k] = s.taken[i, k]
 
 
-# ---------------------------------------------------------------------- entry points
-# Called from Python with a whole array of records (a record alone costs numba
-# ~15 us to unbox; an array is passed by pointer). The batch kernels step every
-# game of the batch in one call (the parallel twin spreads them over threads,
-# each game on its own random stream, so the result does not depend on threads).
-# The small helpers shared by entry points are inlined (inline="always"): each compiled
-# function is its callees' code re-optimised, so a helper of its own costs a copy more.
-RESET, OBSERVE = -2, -1          # step_batch's actions that apply nothing: deal a new game, or only observe
-
-
-@jit(inline="always")
-def _decision(states, i: int, at, masks, obs, seats) -> None:
-    s = states[i]
-    seats[i] = s.player
-    legal_mask(s, masks[i])
-    observe(s, at, s.player, obs[i])
-
-
-@jit(inline="always")
-def _step_one(states, i: int, at, actions, masks, obs, seats, rewards, dones) -> None:
-    s = states[i]
-    a = actions[i]
-    done = False
-    if a >= 0:
-        rewards[i, :] = 0
-        done = apply(s, a)
-        if done:
-            for p in range(s.num_players):
-                rewards[i, p] = s.final[p]
-        dones[i] = done
-    if done or a == RESET:           # the auto-reset, or reset_batch (one call site: one copy of deal)
-        deal(s)
-    _decision(states, i, at, masks, obs, seats)
-
-
-@jit(entry=True)
-def step_batch(states, at, actions, masks, obs, seats, rewards, dones) -> None:
-    for i in range(len(states)):
-        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def step_batch_threads(states, at, actions, masks, obs, seats, rewards, dones) -> None:
-    for i in nb.prange(len(states)):
-        _step_one(states, i, at, actions, masks, obs, seats, rewards, dones)
-
-
-def reset_batch(states, at, masks, obs, seats) -> None:
-    _no_step(states, RESET, at, masks, obs, seats)
-
-
-def observe_batch(states, at, masks, obs, seats) -> None:
-    _no_step(states, OBSERVE, at, masks, obs, seats)
-
-
-def _no_step(states, action: int, at, masks, obs, seats) -> None:
-    # step_batch with an action that applies nothing (compile time: a kernel of their own, as
-    # deal_batch and observe_batch were, has numba optimise and compile another copy of the
-    # deal, or of the mask and observation, into it); rewards and dones of the types step()
-    # passes, left unwritten
-    n = len(states)
-    step_batch(states, at, np.full(n, action, np.int64), masks, obs, seats, np.empty((n, 0), np.float32),
-               np.empty(n, np.bool_))
-
-
-@jit(entry=True, inline="always", nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def apply_one(states, action: int, mask, rewards) -> int:
-    """The AEC env's step on game 0: apply, its new mask and the step's rewards;
-    returns the player to act (-1: over)."""
-    s = states[0]
-    rewards[:] = 0
-    if apply(s, action):
-        for p in range(s.num_players):
-            rewards[p] = s.final[p]
-    legal_mask(s, mask)
+# ---------------------------------------------------------------------- the game's end
+@jit
+def current_player(s, d) -> int:
     return -1 if s.phase == OVER else s.player
 
 
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def step_one(states, action: int, mask, rewards, at, obs) -> int:
-    """apply_one, and the observation of the player to act into ``obs`` (unless the game
-    is over): the AEC env's step in one call."""
-    player = apply_one(states, action, mask, rewards)
-    if player >= 0:
-        observe(states[0], at, player, obs)
-    return player
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def observe_one(states, at, player: int, out) -> None:
-    observe(states[0], at, player, out)
-
-
-@jit(entry=True, nogil=False)   # one env: keeps the GIL (compiled.jit says why)
-def mask_one(states, mask) -> None:
-    legal_mask(states[0], mask)
+@jit
+def returns(s, d, out) -> None:
+    """The rewards of the step that ended the game (``final``)."""
+    for p in range(s.num_players):
+        out[p] = s.final[p]
 
 
 # ---------------------------------------------------------------------- conversion

@@ -36,7 +36,7 @@ from collections import namedtuple
 import numpy as np
 
 from baralho.core import fast_chance as R
-from baralho.core.compiled import jit
+from baralho.core.jit import jit
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40 import fast_mask as F
 from baralho.envs.scala40 import heuristic as H

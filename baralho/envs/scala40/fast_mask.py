@@ -75,7 +75,7 @@ def _solver_table():
 S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE = _solver_table()
 NUM_SOLVER = len(S_SIZE)
 
-from baralho.core.compiled import jit  # noqa: E402  (numba record names fixed there first)
+from baralho.core.jit import jit  # noqa: E402  (numba record names fixed there first)
 
 
 # ---------------------------------------------------------------- small helpers
