@@ -16,6 +16,11 @@ ROOT = Path.home() / ".cache" / "baralho-numba"
 if os.environ.get("NUMBA_CACHE_DIR", str(ROOT / "main")) == str(ROOT / "main"):
     os.environ["NUMBA_CACHE_DIR"] = str(ROOT / os.environ.get("PYTEST_XDIST_WORKER", "main"))
 
+# The AEC env compiles its kernel before the first move (not in the background, playing on the
+# reference engine meanwhile): the warm-up fills the cache, and tests read compiled states
+# (tests/test_first_use.py checks the background compile in processes of its own).
+os.environ.setdefault("BARALHO_COMPILE", "foreground")
+
 # The engines in two halves of equal compile time (measured alone, empty cache, one core:
 # Scala 40 34 s + Roda de Samba 30 s; Rodízio 16 s + Chuche 25 s + Roda de Samba's made-up
 # deck, another record layout, 24 s), compiled at once by two processes.

@@ -132,22 +132,23 @@ def _one(fast: ModuleType):
         """One game's call: ``op`` says which (module docstring); returns the player to act
         (-1: over), or ILLEGAL when ``action`` is not in ``legal`` (the state's last mask)."""
         s, d = states[0], tables[0]
-        if op == OBSERVE_SEAT:
-            observe(s, d, at, player, obs)
-            return current_player(s, d)
+        # each primitive has one call site: LLVM inlines a callee at each, and a second site
+        # of observe or legal_mask is a second copy to optimise (compile time)
         if op == DEAL:
             deal_from(s, d, draws)
-        elif op != MASK:
+        elif op == APPLY or op == STEP_OBSERVE:
             if action < 0 or action >= legal.size or legal[action] == 0:
                 return ILLEGAL
             for p in range(rewards.size):
                 rewards[p] = 0
             if apply(s, d, action):
                 returns(s, d, rewards)
-        legal_mask(s, d, mask)
+        if op != OBSERVE_SEAT:
+            legal_mask(s, d, mask)
         now = current_player(s, d)
-        if op == STEP_OBSERVE and now >= 0:
-            observe(s, d, at, now, obs)
+        seat = player if op == OBSERVE_SEAT else now
+        if (op == OBSERVE_SEAT or op == STEP_OBSERVE) and seat >= 0:
+            observe(s, d, at, seat, obs)
         return now
 
     return step_one
@@ -162,10 +163,16 @@ class Kernel:
         self._build, self.what, self.seconds = build, what, seconds
         self.dispatcher = None
 
+    def build(self):
+        """The kernel's dispatcher (built, not compiled)."""
+        if self.dispatcher is None:
+            self.dispatcher = self._build()
+        return self.dispatcher
+
     def __call__(self, *args):
         d = self.dispatcher
-        if d is None:
-            d = self.dispatcher = self._build()
+        if d is None or not d.overloads:
+            d = self.build()
             if not is_cached(d, args):
                 print(f"baralho: compiling {self.what}, first use only (numba caches it), ~{self.seconds:.0f} s",
                       file=sys.stderr, flush=True)

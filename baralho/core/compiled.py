@@ -19,9 +19,14 @@ the same seed; without them a deal is the reference's, converted).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import importlib.util
+import json
+import os
+import subprocess
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -29,7 +34,7 @@ import numpy as np
 
 from baralho.core import batch
 from baralho.core.config import ConfigError
-from baralho.core.jit import jit
+from baralho.core.jit import is_cached, jit
 
 ENGINES = ("compiled", "reference")
 _NO_LEGAL = np.zeros(1, np.int8)    # the legal-mask argument of a kernel call that checks no action
@@ -108,22 +113,34 @@ def record_lists(record) -> dict:
 
 class CompiledState:
     """One game as a one-record array, with its current mask and player to act, and the
-    observation of that player that the last step wrote (handed out once, then forgotten)."""
+    observation of that player that the last step wrote (handed out once, then forgotten).
 
-    __slots__ = ("records", "mask", "player", "obs")
+    While the engine's kernel is still compiling in the background (first use: see
+    :class:`CompiledGame`), the game is played by the reference engine: ``records`` is None and
+    ``ref`` holds the reference state, until the kernel is ready and the state is converted."""
 
-    def __init__(self, records: np.ndarray, mask: np.ndarray, player: int, obs: np.ndarray | None = None) -> None:
-        self.records, self.mask, self.player, self.obs = records, mask, player, obs
+    __slots__ = ("records", "mask", "player", "obs", "ref")
+
+    def __init__(self, records: np.ndarray | None, mask: np.ndarray, player: int, obs: np.ndarray | None = None,
+                 ref=None) -> None:
+        self.records, self.mask, self.player, self.obs, self.ref = records, mask, player, obs, ref
 
     def copy(self) -> CompiledState:
         # masks are never written; the observation is not shared (each is handed out once)
+        if self.records is None:
+            return CompiledState(None, self.mask, self.player, ref=self.ref.copy())
         return CompiledState(copy_records(self.records), self.mask, self.player)
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, CompiledState) and self.player == other.player
-                and self.records.tobytes() == other.records.tobytes())
+        if not isinstance(other, CompiledState) or self.player != other.player:
+            return False
+        if self.records is None or other.records is None:
+            return self.records is other.records and self.ref == other.ref
+        return self.records.tobytes() == other.records.tobytes()
 
     def __reduce__(self):
+        if self.records is None:
+            return CompiledState, (None, self.mask, self.player, None, self.ref)
         # as bytes: equal states pickle to equal bytes (test fingerprints rely on it)
         return _restore, (_descr(self.records.dtype), self.records.tobytes(), self.mask.tobytes(), self.player)
 
@@ -142,7 +159,15 @@ def _restore(descr, records: bytes, mask: bytes, player: int) -> CompiledState:
 
 class CompiledGame:
     """The reference game's protocol, stepped by its compiled engine (one call of the
-    ``one`` kernel of ``core/batch.py`` per step)."""
+    ``one`` kernel of ``core/batch.py`` per step).
+
+    First use: when the kernel is not in numba's cache yet (a compile of 3-15 s), it compiles
+    in a background process and the games dealt meanwhile are played by the reference engine
+    (their ``CompiledState`` holds a reference state); once the kernel is cached, each such game
+    is converted at its next move and goes on compiled. The two engines play the same game move
+    for move (the differential tests), so the switch changes nothing but speed. A line on stderr
+    says so. ``BARALHO_COMPILE=foreground`` compiles in the process instead, before the first move.
+    """
 
     engine = "compiled"
 
@@ -165,6 +190,37 @@ class CompiledGame:
         self._no_mask = np.zeros(1, np.int8)
         self._kernel = batch.kernels(fast).one
         self._entry = None                              # the compiled kernel's entry point, once compiled
+        self._compiling = _compile_in_background(self)  # the background compile (first use), or None
+
+    def _sample(self) -> tuple:
+        """Arguments of the types every call of the kernel has (for the cache lookup)."""
+        return (self._blank, self._tables, 0, 0, 0, _NO_LEGAL, self._offsets, self._no_mask, self._rewards,
+                self._no_obs, self._no_draws)
+
+    def _ready(self) -> bool:
+        """Whether the kernel can run (False while its background compile goes on)."""
+        process = self._compiling
+        if process is None:
+            return True
+        if process.poll() is None:
+            return False
+        self._compiling = None
+        if process.returncode != 0:
+            print(f"baralho: the background compile of the {self._kernel.what} failed (exit {process.returncode}); "
+                  f"compiling it here", file=sys.stderr, flush=True)
+        return True
+
+    def _warm(self, ref) -> CompiledState:
+        """A game on the reference engine while the kernel compiles (``ref`` is its own)."""
+        over = self.reference.is_over(ref)
+        mask = np.array(self.reference.legal_mask(ref), np.int8)
+        mask.flags.writeable = False
+        return CompiledState(None, mask, -1 if over else self.reference.current_player(ref), ref=ref)
+
+    def _compiled(self, s: CompiledState) -> None:
+        """A game played so far on the reference engine, converted in place (the kernel is ready)."""
+        c = self.from_reference(s.ref)
+        s.records, s.mask, s.player, s.ref = c.records, c.mask, c.player, None
 
     def __reduce__(self):
         # the fast module and the kernels are found again from the reference game
@@ -190,6 +246,8 @@ class CompiledGame:
 
     # ------------------------------------------------------------ conversion
     def from_reference(self, ref_state) -> CompiledState:
+        if not self._ready():
+            return self._warm(ref_state.copy())
         records = copy_records(self._blank)            # new_records builds its dtype: 50-160 us
         self.fast.to_record(records[0], ref_state, self.reference)
         mask = np.zeros(self.num_actions, np.int8)
@@ -198,10 +256,14 @@ class CompiledGame:
         return CompiledState(records, mask, self.reference.current_player(ref_state))
 
     def to_reference(self, s: CompiledState):
+        if s.records is None:
+            return s.ref.copy()
         return self.fast.from_record(s.records[0], self.fast.STATE, self.reference)
 
     # ------------------------------------------------------------ hot path
     def new_state(self, rng: np.random.Generator) -> CompiledState:
+        if not self._ready():
+            return self._warm(self.reference.new_state(rng))
         if self._draws is None:
             return self.from_reference(self.reference.new_state(rng))
         # the reference's draws, laid out by the compiled deal: a Rodízio game is ~11 steps, and
@@ -222,6 +284,19 @@ class CompiledGame:
         return s.mask
 
     def _apply(self, s: CompiledState, action: int, op: int, obs) -> list[float] | None:
+        if s.records is None and self._ready():
+            self._compiled(s)
+        if s.records is None:                  # still on the reference engine
+            if not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions and s.mask[action]):
+                legal = np.flatnonzero(s.mask).tolist()
+                raise ValueError(f"{self.env_id}: illegal action {action!r} for seat {s.player}; "
+                                 f"legal actions: {legal}")
+            r = self.reference.apply(s.ref, int(action))
+            warm = self._warm(s.ref)
+            s.mask, s.player = warm.mask, warm.player
+            if op == batch.STEP_OBSERVE and s.player >= 0:
+                obs[:] = self.reference.observe(s.ref, s.player)
+            return r
         mask = np.empty(self.num_actions, np.int8)
         player = self._one(s.records, op, action, 0, s.mask, mask, obs)
         if player == batch.ILLEGAL:
@@ -255,6 +330,8 @@ class CompiledGame:
                 or not 0 <= player < self.num_players:
             raise ValueError(f"{self.env_id}: observe(state, player={player!r}): player must be a seat in "
                              f"0..{self.num_players - 1}")
+        if s.records is None:
+            return np.asarray(self.reference.observe(s.ref, player), self._obs_dtype)
         out = np.empty(self._obs_size, self._obs_dtype)
         self._one(s.records, batch.OBSERVE_SEAT, 0, player, _NO_LEGAL, self._no_mask, out)
         return out
@@ -272,6 +349,8 @@ class CompiledGame:
     def describe_action(self, s: CompiledState, action: int) -> str:
         # An illegal-action error describes every legal action of one state: convert it once
         # (a Roda de Samba conversion is ~0.5 ms; the conformance suite raises thousands).
+        if s.records is None:
+            return self.reference.describe_action(s.ref, action)
         key = s.records.tobytes()
         if self._described is None or self._described[0] != key:
             self._described = (key, self.to_reference(s))
@@ -285,6 +364,25 @@ class CompiledGame:
         self.reference.check_invariants(ref)
         assert self.reference.current_player(ref) == s.player, "compiled player to act drifted"
         assert np.array_equal(self.reference.legal_mask(ref), s.mask), "compiled mask drifted"
+
+
+def _compile_in_background(game: CompiledGame):
+    """Start compiling ``game``'s kernel in another process when it is not in numba's cache
+    (the process plays one step of the env, which compiles the kernel and caches it); returns
+    that process, or None when the kernel is cached or compiles here (BARALHO_COMPILE=foreground)."""
+    kernel = game._kernel
+    if os.environ.get("BARALHO_COMPILE") == "foreground" or is_cached(kernel.build(), game._sample()):
+        return None
+    code = ("import json, sys, numpy as np, baralho; env = baralho.make(sys.argv[1], **json.loads(sys.argv[2])); "
+            "env.reset(seed=0); env.step(int(np.flatnonzero(env.last()[0]['action_mask'])[0]))")
+    config = json.dumps(dataclasses.asdict(game.config))
+    process = subprocess.Popen([sys.executable, "-c", code, game.env_id, config],
+                               env={**os.environ, "BARALHO_COMPILE": "foreground"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(f"baralho: compiling {kernel.what} in the background, first use only (numba caches it), "
+          f"~{kernel.seconds:.0f} s; the reference engine plays the same games until then",
+          file=sys.stderr, flush=True)
+    return process
 
 
 def compiled_module(game) -> ModuleType | None:
