@@ -34,6 +34,8 @@ GIN = "OpenSpiel gin_rummy (C++, pyspiel)"
 # the self-play row's decisions, in SB3 timesteps (fps_steps): long enough that the trainer's setup
 # (imports, policy, the numba cache, ~9 s) weighs on it as in a run of minutes, not a run of seconds
 SELFPLAY_RUN = 50
+# the vector section's comparison: the last commit before the batch machinery became one kernel builder
+BEFORE = "2366323"
 
 
 def versions() -> dict:
@@ -121,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None,
                     help="the report; its charts go beside it (default: benchmarks/RESULTS.md, "
                          "with --quick runs/benchmarks-quick/RESULTS.md)")
+    ap.add_argument("--before", default=BEFORE,
+                    help="the commit whose vector step the full run measures beside this tree's "
+                         f"(default {BEFORE}: the engines before the kernel builder)")
     ap.add_argument("--ladders", action="store_true",
                     help="only re-embed benchmarks/ladder/*.md in the existing RESULTS.md (seconds)")
     ap.add_argument("--long-runs", action="store_true",
@@ -182,40 +187,50 @@ def main(argv: list[str] | None = None) -> int:
 
     # 1b. the batched engines ---------------------------------------------------------
     print("vector ...", flush=True)
-
+    envs = sorted(compiled_ids())
+    rows_floor, _ = vector_bench.floor_table(envs, secs, reps, None if q else args.before)
     md += ["## Batched engines (baralho.vector)", "",
-           f"Random legal play on `baralho.vector.make(env_id, num_envs=B)`, one core (threads=1): the "
-           "actions are drawn in numpy from the returned masks and that draw is counted in the time. "
-           f"Best of {reps} runs of {secs:g} s; × floor = ratio to the adapter floor of the throughput "
-           "section above (same run). The AEC rows of that section run on the compiled engine where a "
-           "game has one (`engine=\"reference\"` rows: the Python engine, same run).", "",
-           "| env | config | " + " | ".join(f"B={b:,}" for b in vector_bench.BATCHES) + " | × floor at 4,096 |",
-           "|---|---|" + "---:|" * (len(vector_bench.BATCHES) + 1)]
+           f"`baralho.vector.make(env_id, num_envs={vector_bench.B_FLOOR:,})`, random legal play, one core "
+           "(threads=1): ns per env-step of `step()` alone (the numpy draw of the actions from the masks is "
+           "timed apart: *draw*), against the game's **native write floor**, a numba kernel writing as many "
+           "observation, mask, seat, reward and done bytes per env into the same kind of arrays (fresh per "
+           "call; with `copy=False`, the same arrays each call) and computing nothing: × floor is the ratio, "
+           f"same process, same round. Best of {reps} interleaved rounds of {secs:g} s."
+           + ("" if q else f" *before*: the same step on commit `{args.before}` (the engines before the kernel "
+                           "builder), run in its own process in the same rounds."), "",
+           *rows_floor, "",
+           "Steps/s by batch size (the draw included, as a learner's sampling would be):", "",
+           "| env | config | " + " | ".join(f"B={b:,}" for b in vector_bench.BATCHES) + " |",
+           "|---|---|" + "---:|" * len(vector_bench.BATCHES)]
     extra = []
-    for env_id in sorted(compiled_ids()):
+    for env_id in envs:
         cfg = baralho.env_module(env_id).TEST_CONFIGS[0]
         sps = {b: max(vector_bench.run_vector(env_id, cfg, b, secs, seed=k) for k in range(reps))
                for b in vector_bench.BATCHES}
         label = ", ".join(f"{k}={v}" for k, v in cfg.items())
-        md.append(f"| {env_id} | {label} | " + " | ".join(f"{sps[b]:,.0f}" for b in vector_bench.BATCHES)
-                  + f" | {sps[4096] / floor:.1f} |")
+        md.append(f"| {env_id} | {label} | " + " | ".join(f"{sps[b]:,.0f}" for b in vector_bench.BATCHES) + " |")
         mem = vector_bench.memory_per_env(env_id, cfg)
-        if q:           # a compile from an empty cache is 15-30 s a game of the default test run's 10 minutes
-            times = "— (--quick) | —"
+        if q:           # a compile from an empty cache is 3-15 s a game of the default test run's 10 minutes
+            times = "— (--quick) | — | — | — | —"
         else:
-            first, cached = vector_bench.compile_seconds(env_id, cfg)
-            times = f"{first:.1f} | {cached:.1f}"
+            c = vector_bench.compile_seconds(env_id, cfg)
+            times = (f"{c['vector_first']:.1f} | {c['vector_cached']:.1f} | {c['aec_first']:.1f} | "
+                     f"{c['aec_foreground']:.1f} | {c['aec_cached']:.1f}")
         extra.append(f"| {env_id} | {mem['state']} | {mem['obs']} | {mem['total']} | {times} |")
     if gin is not None and "scala40_v1" in compiled_ids():
         cfg = baralho.env_module("scala40_v1").TEST_CONFIGS[0]
-        best = max(vector_bench.run_vector("scala40_v1", cfg, 4096, secs, seed=k) for k in range(reps))
+        best4096 = max(vector_bench.run_vector("scala40_v1", cfg, 4096, secs, seed=k) for k in range(reps))
         md += ["", f"Scala 40 batched (B=4,096, one core) vs OpenSpiel gin rummy (C++, same run, throughput "
-                   f"section): {best / gin['sps']:.1f}× (target ≥ 10)."]
+                   f"section): {best4096 / gin['sps']:.1f}×."]
     md += ["", "Memory per env in the batch (bytes: the state record; the observation row; everything a "
-           "step holds per env: state, obs, mask, seat, rewards, done) and the JIT compile time (import, "
-           "make, reset and one step in a fresh process: with an empty numba cache, then with the cache "
-           "that run wrote).", "",
-           "| env | state | obs | total per env | first use s | cached s |", "|---|---:|---:|---:|---:|---:|",
+           "step holds per env: state, obs, mask, seat, rewards, done) and first use, each in a fresh process, "
+           "import included (seconds): `bv.make(env_id, 4096)` + reset + one step with an empty numba cache "
+           "(*vector first*) and with the cache it wrote (*vector cached*); `baralho.make(env_id)` + reset + "
+           "one step with an empty cache (*AEC first*: the kernel compiles in the background while the "
+           "reference engine plays), with `BARALHO_COMPILE=foreground` (*AEC compiled first*: the compile "
+           "itself) and cached (*AEC cached*).", "",
+           "| env | state | obs | total per env | vector first | vector cached | AEC first | AEC compiled first "
+           "| AEC cached |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
            *extra, ""]
 
     # 2. fuzzing -----------------------------------------------------------------
