@@ -210,6 +210,20 @@ class Kernels:
                       f"the {self.title} batch engine for threads", self._seconds.get("batch", 20) * 1.5)
 
     @functools.cached_property
+    def search(self) -> Kernel:
+        return Kernel(lambda: self._search(False), f"the {self.title} search", self._seconds.get("search", 10))
+
+    @functools.cached_property
+    def search_threads(self) -> Kernel:
+        return Kernel(lambda: self._search(True), f"the {self.title} search for threads",
+                      self._seconds.get("search", 10) * 1.5)
+
+    def _search(self, parallel: bool):
+        from baralho.core.search import search_kernel
+
+        return self._kernel(search_kernel(self.fast, parallel), **({"parallel": True} if parallel else {}))
+
+    @functools.cached_property
     def one(self) -> Kernel:
         return Kernel(lambda: self._kernel(_one(self.fast), nogil=False),    # one env: keeps the GIL
                       f"the {self.title} engine", self._seconds.get("one", 10))

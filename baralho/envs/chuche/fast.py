@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from baralho.core import fast_chance as R
+from baralho.envs.chuche import cards as C
 from baralho.envs.chuche.actions import (
     A_ADD,
     A_BLOCK,
@@ -83,6 +85,8 @@ from baralho.envs.chuche.observation import BLOQ_WINDOW, BOMBA_ROUND, CAPTURE, C
 from baralho.envs.chuche.rules import ChucheState
 
 STATE = ChucheState
+NUM_CARDS = C.NUM_CARDS
+FIRST_BACK, NUM_BACKS = C.BACK_VALUES[0], len(C.BACK_VALUES)
 TITLE = "Chuche"
 COMPILE_SECONDS = {"one": 8, "batch": 10}    # about how long a first use compiles (core/batch.py)
 
@@ -300,6 +304,74 @@ def observe(s, d, at, player: int, out) -> None:
         out[at[AT_SCORES] + j] = s.scores[q]
     out[at[AT_ROUNDS]] = s.rounds_played
     out[at[AT_LEFT]] = s.max_rounds - s.rounds_played
+
+
+# ---------------------------------------------------------------------- hidden information
+@jit
+def resample_hidden(s, d, player: int, g) -> None:
+    """observation.resample_hidden, in place, drawing from ``g`` (a ``fast_chance`` generator)
+    what the reference draws from numpy's: the fronts of the other hands within their (public)
+    backs, the stock order under its (public) top back, the Chuche deck order, the generator."""
+    if s.over:
+        return
+    n = s.num_players
+    cards = np.empty(NUM_CARDS, np.int64)             # the canonical pool: sorted card ids
+    m = 0
+    for q in range(n):
+        if q != player:
+            for i in range(s.hand_size[q]):
+                cards[m] = s.hands[q, i]
+                m += 1
+    for i in range(s.stock_size):
+        cards[m] = s.stock[i]
+        m += 1
+    cards[:m] = np.sort(cards[:m])
+    pool = np.empty((NUM_BACKS, NUM_CARDS), np.int64)   # by back value, ascending
+    size = np.zeros(NUM_BACKS, np.int64)
+    for k in range(m):
+        b = s.back[cards[k]] - FIRST_BACK
+        pool[b, size[b]] = cards[k]
+        size[b] += 1
+    for b in range(NUM_BACKS):
+        R.shuffle(g, pool[b], size[b])
+    top_back = target(s) - FIRST_BACK
+    hand = np.empty(3, np.int64)
+    for q in range(n):
+        if q == player:
+            continue
+        k = s.hand_size[q]
+        for i in range(k):
+            hand[i] = s.back[s.hands[q, i]]
+        backs = np.sort(hand[:k])
+        for i in range(k):                                  # pool[b].pop() per back, in back order
+            b = backs[i] - FIRST_BACK
+            size[b] -= 1
+            hand[i] = pool[b, size[b]]
+        fronts = np.sort(hand[:k])
+        for i in range(k):
+            s.hands[q, i] = fronts[i]
+    top = -1
+    if s.stock_size:
+        size[top_back] -= 1
+        top = pool[top_back, size[top_back]]
+    rest = np.empty(NUM_CARDS, np.int64)
+    m = 0
+    for b in range(NUM_BACKS):
+        for k in range(size[b]):
+            rest[m] = pool[b, k]
+            m += 1
+    rest[:m] = np.sort(rest[:m])
+    R.shuffle(g, rest, m)
+    for i in range(m):
+        s.stock[i] = rest[i]
+    if top >= 0:
+        s.stock[m] = top
+    deck = np.sort(s.chuche_deck[:s.chuche_deck_size].astype(np.int64))
+    R.shuffle(g, deck, deck.size)
+    for i in range(deck.size):
+        s.chuche_deck[i] = deck[i]
+    s.seed = R.next64(g) >> np.uint64(1)                 # rng.integers(2**63): Lemire's draw is a shift here
+    s.draws = 0
 
 
 @jit

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from baralho.core import fast_chance as R
 from baralho.core.compiled import record_lists
 from baralho.core.fast_chance import below
 from baralho.core.jit import jit
@@ -318,6 +319,44 @@ def apply(s, d, action: int) -> bool:
             return False
     _end_turn(s)
     return s.over
+
+
+# ---------------------------------------------------------------------- hidden information
+@jit
+def resample_hidden(s, d, player: int, g) -> None:
+    """observation.resample_hidden, in place, drawing from ``g`` (a ``fast_chance`` generator)
+    what the reference draws from numpy's: the plate pizzas and the unseen piles' contents
+    redrawn among themselves (memory='none': every pile but the player's own)."""
+    pool = np.empty(NUM_PIZZAS + 1, np.int64)
+    m = 0
+    for p in range(NUM_PLATES):
+        pool[m] = s.plates[p]
+        m += 1
+    hidden = not s.perfect_memory
+    if hidden:
+        for w in range(s.num_eaters):
+            if w != player:
+                for j in range(s.eaten_count[w]):
+                    pool[m] = s.eaten[w, j]
+                    m += 1
+    pool[:m] = np.sort(pool[:m])          # sorted first, so the draw depends only on what player knows
+    perm = np.arange(m)
+    R.shuffle(g, perm, m)                 # rng.permutation(m)
+    for p in range(NUM_PLATES):
+        s.plates[p] = pool[perm[p]]
+    at = NUM_PLATES
+    if hidden:
+        for w in range(s.num_eaters):
+            if w != player:
+                total = 0
+                for j in range(s.eaten_count[w]):
+                    c = pool[perm[at]]
+                    s.eaten[w, j] = c
+                    total += VALUE[c]
+                    at += 1
+                s.totals[w] = total
+    if s.over:
+        final_rewards(s)
 
 
 # ---------------------------------------------------------------------- observation

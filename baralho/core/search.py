@@ -1,0 +1,225 @@
+"""Information-set MCTS over a game's compiled engine: ``agents/ismcts.py``'s search, compiled.
+
+The same algorithm as the Python search (single-observer ISMCTS with availability counts,
+Cowling, Powley & Whitehouse 2012; random rollouts), built once for every game from its
+compiled primitives (``core/batch.py``) and one more, ``resample_hidden(s, d, seat, g)``: a
+determinization drawn in place from a ``fast_chance`` generator ``g``, the same draws as the
+reference's ``resample_hidden`` from numpy's Generator. The search draws every number (the
+determinization, the expansion, each rollout move) from ``g`` in the order the Python search
+draws them from its Generator, so from the same generator state both searches make the same
+simulations and end with the same visit counts (``tests/agents/test_compiled_search.py``):
+the Python search is the compiled one's readable twin and its oracle.
+
+The tree lives in preallocated arrays, one row of ``num_actions`` entries per node (the child
+node, visits, summed value, availability); each simulation copies the root's record into a
+scratch record, determinizes it, walks the tree, rolls out to the end and backs the returns
+up. Rollouts step the compiled engine without writing observations. One call searches every
+root of a batch, one after another, each with its own budget; ``threads=k`` spreads the roots
+over k numba threads, each with its own tree.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+
+import numba as nb
+import numpy as np
+
+from baralho.core import fast_chance as R
+from baralho.core.jit import linked
+
+#: what a Python numpy Generator's state becomes for the compiled search (``generator_words``)
+_M64 = (1 << 64) - 1
+
+
+def generator_words(rng: np.random.Generator) -> np.ndarray:
+    """A PCG64 numpy Generator's state as a ``fast_chance`` generator (uint64[6]): the compiled
+    search then draws the numbers ``rng`` would."""
+    st = rng.bit_generator.state
+    if st["bit_generator"] != "PCG64":
+        raise ValueError(f"the compiled search draws as numpy's PCG64, not {st['bit_generator']}")
+    s, inc = st["state"]["state"], st["state"]["inc"]
+    return np.array([s >> 64, s & _M64, inc >> 64, inc & _M64, st["has_uint32"], st["uinteger"]], np.uint64)
+
+
+def set_generator(rng: np.random.Generator, g: np.ndarray) -> None:
+    """Advance ``rng`` to the compiled generator ``g``'s state (the draws the search made)."""
+    st = rng.bit_generator.state
+    st["state"] = {"state": (int(g[0]) << 64) | int(g[1]), "inc": (int(g[2]) << 64) | int(g[3])}
+    st["has_uint32"], st["uinteger"] = int(g[4]), int(g[5])
+    rng.bit_generator.state = st
+
+
+def search_kernel(fast: ModuleType, parallel: bool):
+    """The search over ``fast``'s primitives (``Kernels.search`` compiles it)."""
+    apply, legal_mask, current_player, returns, resample = (
+        fast.apply, fast.legal_mask, fast.current_player, fast.returns, fast.resample_hidden)
+
+    def run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child, visits,
+            value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, first, last, slot) -> None:
+        """Roots ``first..last-1``, one after another in tree slot ``slot``: each root's budget of
+        simulations from a fresh tree (or, with ``resume``, from the slot's tree as the last call
+        left it: a search run in chunks), then its root's visits and values into the outputs."""
+        d = tables[0]
+        A = masks.shape[1]
+        s = scratch[slot]
+        mask, fresh_row, ret, path = masks[slot], fresh[slot], rets[slot], paths[slot]
+        tree_child, tree_visits, tree_value, tree_avail = child[slot], visits[slot], value[slot], avail[slot]
+        for r in range(first, last):
+            g = gens[r]
+            seat = seats[r]
+            if not resume:
+                nodes[slot] = 0
+            if nodes[slot] == 0:                              # the root
+                for b in range(A):
+                    tree_child[0, b] = -1
+                    tree_visits[0, b] = 0
+                    tree_value[0, b] = 0.0
+                    tree_avail[0, b] = 0
+                nodes[slot] = 1
+            for _ in range(sims[r]):
+                for k in range(root_bytes.shape[1]):          # the root's record, copied
+                    scratch_bytes[slot, k] = root_bytes[r, k]
+                resample(s, d, seat, g)                       # a determinization (_determinize)
+                node, depth = 0, 0
+                while True:                                   # down the tree (ISMCTSAgent._tree_step)
+                    actor = current_player(s, d)
+                    if actor < 0:
+                        break
+                    legal_mask(s, d, mask)
+                    nfresh = 0
+                    for a in range(A):
+                        if mask[a]:
+                            tree_avail[node, a] += 1
+                            if tree_child[node, a] < 0:
+                                fresh_row[nfresh] = a
+                                nfresh += 1
+                    if nfresh:                                # expand an untried action, then roll out
+                        a = fresh_row[R.integers(g, nfresh)]
+                        new = nodes[slot]
+                        nodes[slot] = new + 1
+                        for b in range(A):
+                            tree_child[new, b] = -1
+                            tree_visits[new, b] = 0
+                            tree_value[new, b] = 0.0
+                            tree_avail[new, b] = 0
+                        tree_child[node, a] = new
+                        path[depth, 0], path[depth, 1], path[depth, 2] = node, a, actor
+                        depth += 1
+                        apply(s, d, a)
+                        break
+                    best, best_score = -1, -math.inf          # UCB over the legal actions (_ucb)
+                    for a in range(A):
+                        if mask[a]:
+                            v = tree_visits[node, a]
+                            if v == 0:
+                                best = a
+                                break
+                            score = tree_value[node, a] / v + c * math.sqrt(math.log(tree_avail[node, a]) / v)
+                            if best < 0 or score > best_score:
+                                best, best_score = a, score
+                    path[depth, 0], path[depth, 1], path[depth, 2] = node, best, actor
+                    depth += 1
+                    apply(s, d, best)
+                    node = tree_child[node, best]
+                for _ in range(max_rollout):                  # a random rollout (_rollout)
+                    if current_player(s, d) < 0:
+                        break
+                    legal_mask(s, d, mask)
+                    count = 0
+                    for a in range(A):
+                        if mask[a]:
+                            fresh_row[count] = a
+                            count += 1
+                    apply(s, d, fresh_row[R.integers(g, count)])
+                for p in range(ret.size):
+                    ret[p] = 0.0
+                returns(s, d, ret)
+                for k in range(depth):                        # backup (_backup)
+                    nd, a, actor = path[k, 0], path[k, 1], path[k, 2]
+                    tree_visits[nd, a] += 1
+                    tree_value[nd, a] += ret[actor]
+            for a in range(A):
+                out_visits[r, a] = tree_visits[0, a]
+                out_value[r, a] = tree_value[0, a]
+
+    run = linked(run)
+
+    if parallel:
+        def search_batch_threads(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch,
+                                 scratch_bytes, child, visits, value, avail, nodes, masks, fresh, paths, rets,
+                                 out_visits, out_value):
+            count, slots = len(seats), len(nodes)
+            per = (count + slots - 1) // slots
+            for slot in nb.prange(slots):
+                run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child,
+                    visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value,
+                    min(slot * per, count), min((slot + 1) * per, count), slot)
+        return search_batch_threads
+
+    def search_batch(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes,
+                     child, visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value):
+        run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child, visits,
+            value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, 0, len(seats), 0)
+    return search_batch
+
+
+class Searcher:
+    """The compiled search of one compiled game (a ``CompiledGame``): trees for ``threads``
+    slots, grown as a search needs. ``search`` is the batched call; the agent's ``act`` calls
+    it on one root."""
+
+    def __init__(self, game, threads: int = 1, nodes: int = 1024, max_rollout: int = 10_000) -> None:
+        from baralho.core import batch
+
+        if not hasattr(game.fast, "resample_hidden"):
+            raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet (the Python search runs)")
+        self.game, self.threads, self.max_rollout = game, threads, max_rollout
+        kernels = batch.kernels(game.fast)
+        self._kernel = kernels.search if threads == 1 else kernels.search_threads
+        self._tables = game._tables
+        self.A, self.P = game.num_actions, game.num_players
+        blank = game._blank
+        self._scratch = np.repeat(blank, threads)
+        self._scratch_bytes = self._scratch.view(np.uint8).reshape(threads, blank.itemsize)
+        self._masks = np.zeros((threads, self.A), np.int8)
+        self._fresh = np.zeros((threads, self.A), np.int64)
+        self._rets = np.zeros((threads, self.P), np.float64)
+        self.nodes = np.zeros(threads, np.int64)
+        self._grow(nodes)
+
+    def _grow(self, capacity: int) -> None:
+        """Trees of ``capacity`` nodes per slot (their contents kept)."""
+        old = getattr(self, "_child", None)
+        T, A = self.threads, self.A
+        child, visits = np.full((T, capacity, A), -1, np.int32), np.zeros((T, capacity, A), np.int32)
+        value, avail = np.zeros((T, capacity, A), np.float64), np.zeros((T, capacity, A), np.int32)
+        if old is not None:
+            n = old.shape[1]
+            child[:, :n], visits[:, :n] = self._child, self._visits
+            value[:, :n], avail[:, :n] = self._value, self._avail
+        self._child, self._visits, self._value, self._avail = child, visits, value, avail
+        self._paths = np.zeros((T, capacity, 3), np.int64)
+        self.capacity = capacity
+
+    def search(self, states, seats, simulations, exploration: float, gens: np.ndarray,
+               resume: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """``simulations[k]`` simulations from each root ``states[k]`` (``CompiledState``s) for its
+        ``seats[k]``, drawing from ``gens[k]`` (uint64[6] each, advanced in place). Returns the
+        roots' visit counts and summed values, (B, num_actions) each; with ``resume`` (one root,
+        one thread) the tree of the last call grows on."""
+        B = len(states)
+        sims = np.asarray(simulations, np.int64).reshape(-1)
+        sims = np.broadcast_to(sims, (B,)).copy() if sims.size == 1 else sims
+        need = (int(self.nodes.max()) if resume else 0) + int(sims.max(initial=0)) + 1
+        if need > self.capacity:
+            self._grow(max(need, 2 * self.capacity))
+        roots = np.concatenate([s.records for s in states])
+        root_bytes = roots.view(np.uint8).reshape(B, roots.itemsize)
+        out_visits, out_value = np.zeros((B, self.A), np.int64), np.zeros((B, self.A), np.float64)
+        self._kernel(root_bytes, self._tables, np.asarray(seats, np.int64), sims, float(exploration),
+                     self.max_rollout, gens, resume, self._scratch, self._scratch_bytes, self._child, self._visits,
+                     self._value, self._avail, self.nodes, self._masks, self._fresh, self._paths, self._rets,
+                     out_visits, out_value)
+        return out_visits, out_value

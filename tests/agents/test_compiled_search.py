@@ -1,0 +1,104 @@
+"""The compiled search (baralho/core/search.py) is agents/ismcts.py's search, draw for draw.
+
+The compiled ``resample_hidden`` of each game draws what the reference's draws from numpy's
+Generator (the same determinization from the same generator state), and the compiled search
+draws every number in the Python search's order: from the same seed both make the same
+simulations, so their root visit counts and values are equal, on positions from random play.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import baralho
+from baralho.agents import ismcts as I
+from baralho.core.search import Searcher, generator_words, set_generator
+from baralho.envs import ENV_IDS, game_module
+
+SEARCHED = [e for e in ENV_IDS if hasattr(game_module(e, "fast"), "resample_hidden")]
+CASES = [(e, c) for e in SEARCHED for c in baralho.env_module(e).TEST_CONFIGS]
+
+
+def positions(env_id: str, config: dict, count: int, seed: int = 0):
+    """(env, state, seat to act) at random points of random games, where a choice is open."""
+    env = baralho.make(env_id, **config)
+    rng = np.random.default_rng(seed)
+    found = 0
+    while found < count:
+        env.reset(seed=int(rng.integers(1 << 30)))
+        stop = int(rng.integers(1, 60))
+        for k, _agent in enumerate(env.agent_iter()):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            if k >= stop and len(legal) > 1:
+                game, state = env.unwrapped.game, env.unwrapped.game_state
+                yield env, game, state, game.current_player(state)
+                found += 1
+                break
+            env.step(int(rng.choice(legal)))
+
+
+@pytest.mark.parametrize(("env_id", "config"), CASES, ids=[f"{e}-{i}" for i, (e, _) in enumerate(CASES)])
+def test_the_compiled_resample_draws_the_references_determinization(env_id, config):
+    import numba as nb
+
+    fast = game_module(env_id, "fast")
+    resample = fast.resample_hidden
+
+    @nb.njit
+    def draw(records, tables, seat, g):
+        resample(records[0], tables[0], seat, g)
+
+    for _env, game, state, _seat in positions(env_id, config, 12):
+        for seat in range(game.num_players):
+            rng = np.random.default_rng(seat + 17)
+            g = generator_words(rng)
+            expected = game.reference.resample_hidden(game.to_reference(state), seat, rng)
+            twin = state.copy()
+            draw(twin.records, game._tables, seat, g)
+            assert game.to_reference(twin) == expected, (env_id, seat)
+            assert (g == generator_words(rng)).all()          # the same numbers used up
+
+
+ENDS = [(e, c) for e in SEARCHED for c in (baralho.env_module(e).TEST_CONFIGS[0],
+                                            baralho.env_module(e).TEST_CONFIGS[-1])]
+
+
+@pytest.mark.parametrize(("env_id", "config"), ENDS, ids=[f"{e}-{i}" for i, (e, _) in enumerate(ENDS)])
+def test_the_compiled_search_makes_the_python_searchs_simulations(env_id, config):
+    for env, game, state, seat in positions(env_id, config, 4, seed=1):
+        searcher = Searcher(game)
+        for sims in (1, 7, 120):
+            agent = I.ISMCTSAgent(simulations=sims, seed=3)
+            agent.bind(env)
+            root, rng = I._Node(), np.random.default_rng(5)
+            for _ in range(sims):
+                agent._iterate(game, game.resample_hidden(state, seat, rng), root, rng)
+            g = generator_words(np.random.default_rng(5))[None].copy()
+            visits, values = searcher.search([state], [seat], sims, agent.c, g)
+            assert dict(root.visits) == {a: int(v) for a, v in enumerate(visits[0]) if v}, (env_id, sims)
+            np.testing.assert_allclose([root.value.get(a, 0.0) for a in range(game.num_actions)], values[0])
+            after = np.random.default_rng(0)
+            set_generator(after, g[0])
+            assert after.bit_generator.state == rng.bit_generator.state
+
+
+def test_a_batch_of_roots_is_each_root_searched_alone():
+    env_id = SEARCHED[0]
+    found = list(positions(env_id, {}, 3, seed=2))
+    game = found[0][1]
+    searcher = Searcher(game)
+    gens = np.stack([generator_words(np.random.default_rng(k)) for k in range(3)])
+    visits, values = searcher.search([f[2] for f in found], [f[3] for f in found], [30, 5, 60], 0.7, gens)
+    for k, (_env, _game, state, seat) in enumerate(found):
+        g = generator_words(np.random.default_rng(k))[None].copy()
+        one, one_values = Searcher(game).search([state], [seat], [30, 5, 60][k], 0.7, g)
+        assert (one[0] == visits[k]).all() and (one_values[0] == values[k]).all()
+    threaded = Searcher(game, threads=2)
+    gens = np.stack([generator_words(np.random.default_rng(k)) for k in range(3)])
+    visits2, _ = threaded.search([f[2] for f in found], [f[3] for f in found], [30, 5, 60], 0.7, gens)
+    assert (visits2 == visits).all()
