@@ -109,6 +109,7 @@ class ISMCTSAgent:
         self._own = None        # guided: the heuristic at the table, fed this seat's real observations
         self._guide = None
         self._searcher = None   # the compiled search of the bound env's game, where it has one
+        self._words = None      # self.rng's state while the compiled search draws from it (_sync_rng)
         self.root_visits: np.ndarray | None = None     # the last search's root statistics
         self.root_values: np.ndarray | None = None
         budget = f"{simulations}" if seconds is None else f"{seconds}s"
@@ -147,6 +148,7 @@ class ISMCTSAgent:
         if seed is not None:
             self.seed = seed
             self.rng = np.random.default_rng(seed)
+            self._words = None
             if self._own is not None:
                 self._own.reset(seed=seed)
             if self._policy is not None:
@@ -177,6 +179,7 @@ class ISMCTSAgent:
             raise ValueError("a guided search needs the root candidates (the proposal first)")
         if self._searcher is not None and game is self._searcher.game and state.records is not None:
             return self._search_compiled(state, seat)
+        self._sync_rng()
         root = _Node()
         rng = self.rng
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
@@ -216,9 +219,11 @@ class ISMCTSAgent:
     def _search_compiled(self, state, seat: int) -> int:
         """The same search on the compiled engine (baralho.core.search), drawing from this agent's
         generator: a budget of simulations in one call, a budget of seconds in chunks."""
-        from baralho.core.search import generator_words, set_generator
+        from baralho.core.search import generator_words
 
-        g = generator_words(self.rng)[None].copy()
+        if self._words is None:       # the generator as the compiled search draws from it, kept
+            self._words = generator_words(self.rng)[None].copy()
+        g = self._words
         if self.seconds is None:
             visits, values = self._searcher.search([state], [seat], self.simulations, self.c, g)
         else:
@@ -232,9 +237,16 @@ class ISMCTSAgent:
                     break
                 rate = done / max(now - start, 1e-6)
                 chunk = max(1, int(rate * min(deadline - now, self.seconds / 10)))
-        set_generator(self.rng, g[0])
         self.root_visits, self.root_values = visits[0], values[0]
         return int(np.argmax(visits[0]))             # most visited (ties: the lowest id)
+
+    def _sync_rng(self) -> None:
+        """``self.rng`` where the compiled search left its generator (the same stream either way)."""
+        if self._words is not None:
+            from baralho.core.search import set_generator
+
+            set_generator(self.rng, self._words[0])
+            self._words = None
 
     def _determinize(self, game, state, seat: int, rng: np.random.Generator):
         """A determinization from ``resample_hidden`` (the only read of the live state);

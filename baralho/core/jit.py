@@ -196,6 +196,8 @@ def jit(fn=None, *, entry: bool = False, **options):
         options = {**LINKED, **options}
     d = nb.njit(**{"nogil": True, **options})(fn)
     d._cache = Cache(d.py_func)                # numba's cache=True, with damaged entries recompiled
+    if not entry:
+        _compiled_callers_only(d)
 
     def get_call_template(args, kws):
         return _Dispatcher.get_call_template(d, tuple(map(_plain, args)), {k: _plain(v) for k, v in kws.items()})
@@ -277,4 +279,23 @@ def kernel(fn, game: str, sources: tuple[Path, ...], **options):
 def linked(fn, **options):
     """Compile ``fn``, a closure that only a :func:`kernel` calls, into that kernel (``LINKED``);
     not cached itself: the kernel's cache entry holds its code."""
-    return nb.njit(**{"nogil": True, **LINKED, **options})(fn)
+    return _compiled_callers_only(nb.njit(**{"nogil": True, **LINKED, **options})(fn))
+
+
+def _compiled_callers_only(d):
+    """A linked function has no Python entry (no CPython wrapper, no machine code of its own):
+    called from Python, numba would jump to an address that does not exist (a segfault). Its
+    versions are kept from numba's table of Python-callable versions, and a call from Python
+    raises instead."""
+    name = d.py_func.__qualname__
+
+    def add_overload(cres):
+        d.overloads[tuple(cres.signature.args)] = cres      # for compiled callers; never called from Python
+
+    def refuse(*args, **kws):
+        raise TypeError(f"{d.py_func.__module__}.{name} runs only inside compiled code (a numba function "
+                        f"decorated with baralho.core.jit.jit calls it); it has no Python entry point")
+
+    d.add_overload = add_overload
+    d._compile_for_args = refuse
+    return d

@@ -79,8 +79,7 @@ def search_kernel(fast: ModuleType, parallel: bool):
                     tree_avail[0, b] = 0
                 nodes[slot] = 1
             for _ in range(sims[r]):
-                for k in range(root_bytes.shape[1]):          # the root's record, copied
-                    scratch_bytes[slot, k] = root_bytes[r, k]
+                scratch_bytes[slot, :] = root_bytes[r, :]     # the root's record, copied
                 resample(s, d, seat, g)                       # a determinization (_determinize)
                 node, depth = 0, 0
                 while True:                                   # down the tree (ISMCTSAgent._tree_step)
@@ -187,6 +186,7 @@ class Searcher:
         self._fresh = np.zeros((threads, self.A), np.int64)
         self._rets = np.zeros((threads, self.P), np.float64)
         self.nodes = np.zeros(threads, np.int64)
+        self._entry = None
         self._grow(nodes)
 
     def _grow(self, capacity: int) -> None:
@@ -215,11 +215,20 @@ class Searcher:
         need = (int(self.nodes.max()) if resume else 0) + int(sims.max(initial=0)) + 1
         if need > self.capacity:
             self._grow(max(need, 2 * self.capacity))
-        roots = np.concatenate([s.records for s in states])
+        roots = states[0].records if B == 1 else np.concatenate([s.records for s in states])
         root_bytes = roots.view(np.uint8).reshape(B, roots.itemsize)
         out_visits, out_value = np.zeros((B, self.A), np.int64), np.zeros((B, self.A), np.float64)
-        self._kernel(root_bytes, self._tables, np.asarray(seats, np.int64), sims, float(exploration),
-                     self.max_rollout, gens, resume, self._scratch, self._scratch_bytes, self._child, self._visits,
-                     self._value, self._avail, self.nodes, self._masks, self._fresh, self._paths, self._rets,
-                     out_visits, out_value)
+        args = (root_bytes, self._tables, np.asarray(seats, np.int64).reshape(B), sims, float(exploration),
+                self.max_rollout, np.ascontiguousarray(gens, np.uint64), bool(resume), self._scratch,
+                self._scratch_bytes, self._child, self._visits, self._value, self._avail, self.nodes, self._masks,
+                self._fresh, self._paths, self._rets, out_visits, out_value)
+        # every argument is an array this class made, of fixed types (or a plain number): once
+        # compiled, the kernel's entry point is called past numba's dispatcher, which types every
+        # argument on every call (two record arrays among them: most of a short search's time)
+        if self._entry is None:
+            self._kernel(*args)
+            d = self._kernel.dispatcher
+            self._entry = d.overloads[tuple(d.typeof_pyval(a) for a in args)].entry_point
+        else:
+            self._entry(*args)
         return out_visits, out_value

@@ -168,3 +168,17 @@ def test_a_cached_kernel_is_out_of_date_when_any_source_of_its_engine_changes(tm
         stamp = jit.folder_stamp.__wrapped__(copy)              # uncached
         (copy / name).write_text((copy / name).read_text() + "\n")
         assert jit.folder_stamp.__wrapped__(copy) != stamp, name
+
+
+def test_a_rule_called_from_python_raises_instead_of_crashing():
+    """The compiled rules are linked into the kernels and have no Python entry point: numba would
+    jump to code that does not exist (a segfault); they refuse the call instead."""
+    from baralho.core import fast_chance
+    from baralho.envs.rodizio import fast
+
+    with pytest.raises(TypeError, match="only inside compiled code"):
+        fast_chance.seed_event(np.zeros(6, np.uint64), 1, 0)
+    venv = bv.make("rodizio_v1", num_envs=2, seed=0)
+    venv.reset()                                   # the rules compiled into a kernel: still refused
+    with pytest.raises(TypeError, match="only inside compiled code"):
+        fast.legal_mask(venv._records[0], None, np.zeros(18, np.int8))
