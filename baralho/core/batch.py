@@ -196,36 +196,23 @@ class Kernels:
         self._sources = (Path(fast.__file__).resolve().parent, _CORE)
         self._seconds = getattr(fast, "COMPILE_SECONDS", {})
 
-    def _kernel(self, fn, **options):
+    def kernel(self, fn, **options):
+        """``fn``, a closure over this game's rules, as a cached entry point (``core.jit.kernel``)."""
         return kernel(fn, self.folder, self._sources, **options)
 
     @functools.cached_property
     def batch(self) -> Kernel:
-        return Kernel(lambda: self._kernel(_batch(self.fast, False)),
+        return Kernel(lambda: self.kernel(_batch(self.fast, False)),
                       f"the {self.title} batch engine", self._seconds.get("batch", 20))
 
     @functools.cached_property
     def batch_threads(self) -> Kernel:
-        return Kernel(lambda: self._kernel(_batch(self.fast, True), parallel=True),
+        return Kernel(lambda: self.kernel(_batch(self.fast, True), parallel=True),
                       f"the {self.title} batch engine for threads", self._seconds.get("batch", 20) * 1.5)
 
     @functools.cached_property
-    def search(self) -> Kernel:
-        return Kernel(lambda: self._search(False), f"the {self.title} search", self._seconds.get("search", 10))
-
-    @functools.cached_property
-    def search_threads(self) -> Kernel:
-        return Kernel(lambda: self._search(True), f"the {self.title} search for threads",
-                      self._seconds.get("search", 10) * 1.5)
-
-    def _search(self, parallel: bool):
-        from baralho.core.search import search_kernel
-
-        return self._kernel(search_kernel(self.fast, parallel), **({"parallel": True} if parallel else {}))
-
-    @functools.cached_property
     def one(self) -> Kernel:
-        return Kernel(lambda: self._kernel(_one(self.fast), nogil=False),    # one env: keeps the GIL
+        return Kernel(lambda: self.kernel(_one(self.fast), nogil=False),    # one env: keeps the GIL
                       f"the {self.title} engine", self._seconds.get("one", 10))
 
 

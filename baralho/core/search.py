@@ -20,12 +20,14 @@ over k numba threads, each with its own tree.
 
 from __future__ import annotations
 
+import functools
 import math
 from types import ModuleType
 
 import numba as nb
 import numpy as np
 
+from baralho.core import batch
 from baralho.core import fast_chance as R
 from baralho.core.jit import linked
 
@@ -164,19 +166,25 @@ def search_kernel(fast: ModuleType, parallel: bool):
     return search_batch
 
 
+@functools.cache
+def search_kernels(fast: ModuleType, parallel: bool) -> batch.Kernel:
+    """The search kernel of ``fast`` (a game's compiled engine), built and compiled at its first call."""
+    k = batch.kernels(fast)
+    seconds = getattr(fast, "COMPILE_SECONDS", {}).get("search", 10)
+    return batch.Kernel(lambda: k.kernel(search_kernel(fast, parallel), **({"parallel": True} if parallel else {})),
+                        f"the {k.title} search" + (" for threads" if parallel else ""), seconds)
+
+
 class Searcher:
     """The compiled search of one compiled game (a ``CompiledGame``): trees for ``threads``
     slots, grown as a search needs. ``search`` is the batched call; the agent's ``act`` calls
     it on one root."""
 
     def __init__(self, game, threads: int = 1, nodes: int = 1024, max_rollout: int = 10_000) -> None:
-        from baralho.core import batch
-
         if not hasattr(game.fast, "resample_hidden"):
             raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet (the Python search runs)")
         self.game, self.threads, self.max_rollout = game, threads, max_rollout
-        kernels = batch.kernels(game.fast)
-        self._kernel = kernels.search if threads == 1 else kernels.search_threads
+        self._kernel = search_kernels(game.fast, threads > 1)
         self._tables = game._tables
         self.A, self.P = game.num_actions, game.num_players
         blank = game._blank

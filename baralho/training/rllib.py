@@ -246,11 +246,3 @@ def main(args) -> int:
     print(f"{last['env_steps_lifetime']:,} env steps, {illegal} illegal actions "
           f"(of {last['actions_checked_lifetime']:,} checked); checkpoint in {out}")
     return 1 if illegal else 0
-
-
-if __name__ == "__main__":
-    import sys
-
-    from baralho.cli import main as cli_main
-
-    sys.exit(cli_main(["train-rllib", *sys.argv[1:]]))

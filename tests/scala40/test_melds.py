@@ -259,8 +259,7 @@ def _random_group(rng: np.random.Generator) -> list[int]:
 
 def test_new_meld_extra_matches_a_search_over_every_meld():
     # the memoised window arithmetic against brute force over checks.py's meld table
-    from baralho.envs.scala40.checks import templates
-    from baralho.envs.scala40.melds import new_meld_extra
+    from baralho.envs.scala40.melds import new_meld_extra, templates
 
     _, counts, _, sizes = templates()
     rng = np.random.default_rng(6)

@@ -26,7 +26,8 @@ from baralho.envs.roda_de_samba.actions import (
     PH_PLACE,
     PH_RESERVE,
     PHASES,
-    RodaActions,
+    action_ids,
+    describe,
 )
 from baralho.envs.roda_de_samba.cards import (
     BANG_ACTIONS,
@@ -123,7 +124,10 @@ class RodaState:
         return new
 
 
-class RodaDeSambaGame(RodaActions):
+_ONE = bytes([0] + [1] * 255)  # bytes.translate table: any count -> 1
+
+
+class RodaDeSambaGame:
     env_id = ENV_ID
 
     def __init__(self, config: Config | None = None) -> None:
@@ -146,7 +150,14 @@ class RodaDeSambaGame(RodaActions):
         self.C, self.K, self.KI = len(d.colours), d.num_kinds, d.num_inst_kinds
         self.I, self.S = len(d.inst_names), len(d.sambistas)
         KI = self.KI
-        self._init_actions()
+        ids = action_ids(self.C, KI)
+        for name, value in vars(ids).items():           # the game's A_* attributes (and num_actions)
+            setattr(self, name, value)
+        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
+        A, C = self.num_actions, self.C
+        self._pre_lay, self._post_lay = bytes(self.A_LAY), bytes(A - self.A_PLACE)
+        self._pre_discard, self._post_discard = bytes(self.A_DISCARD), bytes(A - self.A_RESERVE)
+        self._no_piles = bytes(C)
         self.max_decisions = config.max_rounds * n * TURN_DECISIONS
         # static tables as plain lists (hot paths)
         self.kind_inst = list(d.kind_inst)
@@ -167,7 +178,7 @@ class RodaDeSambaGame(RodaActions):
         self.tokens = [[(k_, a_, self.inst_colour[a_] if k_ == REQ_INSTRUMENT else a_) for k_, a_ in sb.requires]
                        for sb in d.sambistas]
         self.brings = [sb.brings for sb in d.sambistas]
-        self._static_desc = [self._describe(None, a) for a in range(self.num_actions)]
+        self._static_desc = [describe(self, None, a) for a in range(self.num_actions)]
 
     # ------------------------------------------------------------------ setup
     def new_state(self, rng: np.random.Generator) -> RodaState:
@@ -211,6 +222,79 @@ class RodaDeSambaGame(RodaActions):
 
     def has_hidden(self, s: RodaState, player: int) -> bool:
         return has_hidden(self, s, player)
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_mask(self, s: RodaState) -> np.ndarray:
+        """``int8[num_actions]``, read-only (masks of the phases with few distinct action
+        sets are shared between positions: copy before writing into one; the env's
+        ``observe`` hands out such a copy)."""
+        if s.over:
+            return np.zeros(self.num_actions, np.int8)
+        ph, p = s.phase, s.player
+        hand = s.hands[p]
+        if ph == PH_DISCARD:  # built as bytes: the held instrument kinds, then malandro piles
+            mal = bytes(1 if size else 0 for size in s.pile_size) if hand[self.mal] else self._no_piles
+            return np.frombuffer(self._pre_discard + bytes(hand[:self.KI]).translate(_ONE) + mal
+                                 + self._post_discard, np.int8)
+        if ph == PH_LAY and -1 in s.space_inst[p]:  # a free space: every held instrument kind
+            return np.frombuffer(self._pre_lay + bytes(hand[:self.KI]).translate(_ONE) + self._post_lay,
+                                 np.int8)
+        # the other phases have few distinct action sets: their masks are cached, read-only
+        key = tuple(self.legal_actions(s))
+        m = self._mask_cache.get(key)
+        if m is None:
+            if len(self._mask_cache) > 50_000:
+                self._mask_cache.clear()
+            m = np.zeros(self.num_actions, np.int8)
+            m[list(key)] = 1
+            m.flags.writeable = False
+            self._mask_cache[key] = m
+        return m
+
+    def legal_actions(self, s: RodaState) -> list[int]:
+        ph, hand = s.phase, s.hands[s.player]
+        if ph == PH_DRAW or ph == PH_PILE:
+            a = self.A_PILE
+            acts = [a + c for c, size in enumerate(s.pile_size) if size]
+            if ph == PH_DRAW and s.deck:
+                acts.append(self.A_DRAW)
+            return acts
+        if ph == PH_LAY:
+            sp, ks, free = s.inst_space[s.player], self.kind_inst, -1 in s.space_inst[s.player]
+            a = self.A_LAY
+            return [a + k for k in range(self.KI) if hand[k] and (free or sp[ks[k]] >= 0)]
+        if ph == PH_PLACE:
+            acts = []
+            if len(s.selected) < MAX_GROUP:
+                a = self.A_LAY
+                acts = [a + k for k in self.inst_kinds[s.sel_inst] if hand[k]]
+            sp = s.inst_space[s.player][s.sel_inst]
+            if sp >= 0:
+                acts.append(self.A_PLACE + sp)
+            else:
+                a = self.A_PLACE
+                acts.extend(a + i for i, x in enumerate(s.space_inst[s.player]) if x < 0)
+            return acts
+        if ph == PH_CALL:
+            return s.callable + [self.A_CALL_NONE]
+        if ph == PH_DISCARD:
+            a = self.A_DISCARD
+            acts = [a + k for k in range(self.KI) if hand[k]]
+            if hand[self.mal]:
+                a = self.A_DISCARD_MAL
+                acts.extend(a + c for c, size in enumerate(s.pile_size) if size)
+            return acts
+        # PH_RESERVE
+        a = self.A_RESERVE
+        acts = [a + i for i in range(ROW) if s.row[i] >= 0]
+        if s.samb_deck:
+            acts.append(self.A_RESERVE_TOP)
+        acts.append(self.A_RESERVE_NONE)
+        return acts
+
+    def describe_action(self, s: RodaState, action: int) -> str:
+        text = self._static_desc[action]
+        return text if text is not None else describe(self, s, action)
 
     # ------------------------------------------------------------------ apply
     def apply(self, s: RodaState, action: int):

@@ -6,6 +6,12 @@ from baralho.envs.scala40.melds import JOKER, NUM_KINDS, card_name, kind_of
 
 MAX_MELDS = 36  # 108 cards / 3: the table can never hold more melds
 
+# the turn's phases and the hand's limits (rules.py plays them; checks.py and the compiled engine read them)
+DRAW, PLAY, OVER = 0, 1, 2
+HAND_SIZE = 13
+ELIMINATION = 100          # a total above this eliminates the player
+ROUNDS_PER_HAND = 20       # a hand lasts at most 20 turns per player; then it ends with no one closing
+
 DRAW_STOCK = 0
 DRAW_DISCARD = 1
 SELECT = 2                                  # SELECT + k: move card kind k into the meld being built

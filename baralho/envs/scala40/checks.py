@@ -21,19 +21,16 @@ from functools import lru_cache
 import numpy as np
 
 from baralho.envs.scala40 import actions as A
+from baralho.envs.scala40.actions import DRAW, ELIMINATION, OVER, ROUNDS_PER_HAND
 from baralho.envs.scala40.melds import (
-    JOKER,
     NUM_KINDS,
     OPEN_MIN,
-    POS_VALUE,
     RUN,
-    SET,
-    SET_VALUE,
     hand_bits,
     joker_standin,
-    kind_of,
     meld_cards,
     meld_value,
+    templates,
     valid_meld,
 )
 from baralho.envs.scala40.observation import (
@@ -45,37 +42,6 @@ from baralho.envs.scala40.observation import (
     stock_block,
     twice,
 )
-
-
-@lru_cache(maxsize=1)
-def templates():
-    """(melds, card counts [T, 53], values [T], lengths [T]) of every possible meld."""
-    melds = []
-    for s in range(4):
-        for lo in range(1, 13):
-            for hi in range(lo + 2, 15):
-                for jp in [0, *range(lo, hi + 1)]:
-                    melds.append((RUN, s, lo, hi, jp))
-    for v in range(1, 14):
-        for mask in range(16):
-            if bin(mask).count("1") >= 3:
-                for js in [0] + [t + 1 for t in range(4) if mask >> t & 1]:
-                    melds.append((SET, v, mask, 0, js))
-    counts = np.zeros((len(melds), NUM_KINDS), np.int16)
-    values = np.zeros(len(melds), np.int32)
-    for i, m in enumerate(melds):
-        if m[0] == RUN:
-            _, s, lo, hi, jp = m
-            for p in range(lo, hi + 1):
-                counts[i, JOKER if p == jp else kind_of(s, p)] += 1
-            values[i] = sum(POS_VALUE[p] for p in range(lo, hi + 1))
-        else:
-            _, v, mask, _, js = m
-            for t in range(4):
-                if mask >> t & 1:
-                    counts[i, JOKER if t == js - 1 else t * 13 + v - 1] += 1
-            values[i] = SET_VALUE[v] * bin(mask).count("1")
-    return melds, counts, values, counts.sum(1)
 
 
 def _vec(cards) -> np.ndarray:
@@ -249,8 +215,6 @@ def reference_mask(game, s) -> np.ndarray:
 
 def check_invariants(game, s) -> None:
     """Assert every invariant of a Scala 40 state (the conformance suite calls it after every step)."""
-    from baralho.envs.scala40.rules import DRAW, ELIMINATION, OVER, ROUNDS_PER_HAND  # rules imports this module
-
     n = game.num_players
     # the array mirrors must equal the lists; then the numeric checks run on them
     assert s.hand_f.tolist() == s.hands, "cached hand observation is stale (or a hand is malformed)"

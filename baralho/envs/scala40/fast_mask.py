@@ -25,7 +25,7 @@ import numpy as np
 
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40 import melds as M
-from baralho.envs.scala40.checks import templates
+from baralho.envs.scala40.melds import templates
 from baralho.envs.scala40.solver import MAX_VALUE as SOLVER_MAX_VALUE
 
 JOKER, NUM_KINDS, RUN, SET, OPEN_MIN, MAX_RUN = M.JOKER, M.NUM_KINDS, M.RUN, M.SET, M.OPEN_MIN, M.MAX_RUN

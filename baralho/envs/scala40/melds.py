@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
+import numpy as np
+
 JOKER = 52
 NUM_KINDS = 53
 RUN, SET = 0, 1
@@ -568,3 +570,33 @@ def layoff_kinds(m: tuple, hand, room: int) -> list[int]:
                 break
     return out
 
+
+@lru_cache(maxsize=1)
+def templates():
+    """(melds, card counts [T, 53], values [T], lengths [T]) of every possible meld."""
+    melds = []
+    for s in range(4):
+        for lo in range(1, 13):
+            for hi in range(lo + 2, 15):
+                for jp in [0, *range(lo, hi + 1)]:
+                    melds.append((RUN, s, lo, hi, jp))
+    for v in range(1, 14):
+        for mask in range(16):
+            if bin(mask).count("1") >= 3:
+                for js in [0] + [t + 1 for t in range(4) if mask >> t & 1]:
+                    melds.append((SET, v, mask, 0, js))
+    counts = np.zeros((len(melds), NUM_KINDS), np.int16)
+    values = np.zeros(len(melds), np.int32)
+    for i, m in enumerate(melds):
+        if m[0] == RUN:
+            _, s, lo, hi, jp = m
+            for p in range(lo, hi + 1):
+                counts[i, JOKER if p == jp else kind_of(s, p)] += 1
+            values[i] = sum(POS_VALUE[p] for p in range(lo, hi + 1))
+        else:
+            _, v, mask, _, js = m
+            for t in range(4):
+                if mask >> t & 1:
+                    counts[i, JOKER if t == js - 1 else t * 13 + v - 1] += 1
+            values[i] = SET_VALUE[v] * bin(mask).count("1")
+    return melds, counts, values, counts.sum(1)

@@ -20,6 +20,7 @@ import numpy as np
 from baralho.core.chance import Chance
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.scala40 import actions as A
+from baralho.envs.scala40.actions import DRAW, ELIMINATION, HAND_SIZE, OVER, PLAY, ROUNDS_PER_HAND
 from baralho.envs.scala40.checks import check_invariants, reference_mask
 from baralho.envs.scala40.mask import legal_mask
 from baralho.envs.scala40.melds import (
@@ -63,13 +64,9 @@ from baralho.envs.scala40.observation import (
 from baralho.envs.scala40.text import describe, render
 
 ENV_ID = "scala40_v1"
-HAND_SIZE = 13
-ELIMINATION = 100          # a total above this eliminates the player
-ROUNDS_PER_HAND = 20       # a hand lasts at most 20 turns per player; then it ends with no one closing
 # decisions in one turn: draw 1 + (13 selects + 13 commits) before an undo + undo 1
 # + (13 selects + 13 commits/lay-offs) + 14 swaps + discard 1
 MAX_TURN_DECISIONS = 1 + 26 + 1 + 26 + 14 + 1
-DRAW, PLAY, OVER = 0, 1, 2
 _PLAY_PHASE = np.array([0, 1], DTYPE)         # the phase field during play
 _OPENED_NOW = np.array([1, 0, 0], DTYPE)      # turn fields 2-4 once the opening is reached
 
