@@ -101,7 +101,7 @@ receives −(penalty points)/100, the closer 0.
 
 ## Version history
 
-* v1 (later): the compiled engine (`fast.py`, `fast_mask.py`) is the default; the
+* v1 (later): the compiled engine (`fast.py` and its twins of melds.py, solver.py and mask.py) is the default; the
   same seed gives the same game on both engines (the deal and in-play chance are
   the reference's).
 * v1: observation dtype `int8` (raw counts, points and turns instead of

@@ -2,8 +2,9 @@
 
 One game is one record of :func:`state_dtype` (a numpy structured array row);
 a batch is an array of them. Each function below is the function of
-``rules.py`` (or ``mask.py``) with the same name, over that record; the meld
-arithmetic and the opening solver are in ``fast_mask.py``. The differential
+``rules.py`` (or ``observation.py``) with the same name, over that record; the
+compiled twins of the other reference files sit beside it: ``fast_melds.py``
+(melds.py), ``fast_solver.py`` (solver.py), ``fast_mask.py`` (mask.py). The differential
 tests (``tests/vector``) play both engines in lockstep and compare masks,
 observations, rewards and states after every step.
 
@@ -33,8 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from baralho.envs.scala40 import fast_mask as F
-from baralho.envs.scala40.fast_mask import (
+from baralho.envs.scala40 import fast_melds as F
+from baralho.envs.scala40.fast_mask import _alive, _pending_has, legal_mask  # noqa: F401  (legal_mask: a primitive)
+from baralho.envs.scala40.fast_melds import (
     COMMIT,
     DISCARD,
     DRAW,
@@ -160,15 +162,6 @@ def _permutation(s, n: int, pcg: bool):
 
 # ---------------------------------------------------------------------- deal
 @jit
-def _alive(s) -> int:
-    c = 0
-    for i in range(s.num_players):
-        if not s.eliminated[i]:
-            c += 1
-    return c
-
-
-@jit
 def _deal(s, first: int, pcg: bool) -> None:
     """rules._deal: shuffle the deck, 13 cards to each player still in, one card up."""
     n = s.num_players
@@ -268,14 +261,6 @@ def _start_turn(s) -> None:
     s.took = -1
     s.ob_used = False
     s.undos = 1
-
-
-@jit
-def _pending_has(s, k: int) -> bool:
-    for i in range(s.pending_n):
-        if s.pending[i] == k:
-            return True
-    return False
 
 
 @jit
@@ -382,7 +367,7 @@ def _end_hand(s, closer: int, double: bool) -> bool:
     return True
 
 
-@jit(inline="always")  # one caller
+@jit
 def _turn_over(s) -> None:
     """The discard pile becomes the stock; its first card starts the new pile."""
     m = s.discard_n
@@ -406,7 +391,7 @@ def _turn_over(s) -> None:
     s.stock_hidden = s.shuffled
 
 
-@jit(inline="always")  # one caller
+@jit
 def _next_turn(s) -> bool:
     s.turn += 1
     if s.turn >= s.turn_limit:
@@ -510,160 +495,6 @@ def apply(s, d, action: int) -> bool:
     if s.staged:                     # the opening was not reached: the staged melds go back
         _take_back(s)
     return _next_turn(s)
-
-
-# ---------------------------------------------------------------------- mask (mask.py)
-@jit
-def _extends(s, group, n: int, hand, room: int) -> bool:
-    """Can ``group`` plus at most ``room`` hand cards be laid off on a table meld?"""
-    for i in range(s.n_melds):
-        e = F.extend_extra(s.melds[i], group, n, hand)
-        if e >= 0 and e <= room:
-            return True
-    return False
-
-
-@jit
-def _completable(s, group, n: int, hand, hsize: int, keep: int, opened: bool) -> bool:
-    room = hsize - keep
-    if room < 0:
-        return False
-    if s.n_melds < MAX_MELDS:
-        e = F.new_meld_extra(group, n, hand)
-        if e >= 0 and e <= room:
-            return True
-    return opened and _extends(s, group, n, hand, room)
-
-
-@jit(inline="always")  # one caller
-def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
-    if s.turn == 0:
-        return True                  # the first player's free pick of the dealt discard
-    p = s.player
-    if s.opened[p]:
-        if not s.must_use:
-            return True
-        group = np.empty(1, np.int8)
-        group[0] = top
-        return _completable(s, group, 1, hand, s.hand_size[p], keep, True)
-    hand[top] += 1                   # solver.may_open_with
-    ok = F.reachable(hand, np.empty(0, np.int8), 0, 0, top, keep, can_close)
-    hand[top] -= 1
-    return ok
-
-
-@jit(inline="always")  # one caller
-def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
-    """Mark the kinds k whose selection next (pending + k) can still be completed into a
-    new meld or (opened) a lay-off, with ``room`` further cards at most."""
-    if room < 0:
-        return
-    n = s.pending_n
-    group = np.empty(n + 1, np.int8)
-    first = -1
-    for i in range(n):
-        group[i] = s.pending[i]
-        if first < 0 and group[i] != JOKER:
-            first = group[i]
-    can_new = s.n_melds < MAX_MELDS
-    for k in range(NUM_KINDS):       # mask._pending_candidates: same suit or rank, or a joker
-        if not hand[k]:
-            continue
-        if first >= 0 and k != JOKER and k // 13 != first // 13 and k % 13 != first % 13:
-            continue
-        hand[k] -= 1
-        group[n] = k
-        ok = False
-        if can_new:
-            e = F.new_meld_extra(group, n + 1, hand)
-            ok = e >= 0 and e <= room
-        if not ok and opened:
-            ok = _extends(s, group, n + 1, hand, room)
-        if ok:
-            mask[SELECT + k] = 1
-        hand[k] += 1
-
-
-@jit(inline="always")  # one caller
-def _commit_actions(s, hand, keep: int, can_close: bool, guided: bool, mask) -> None:
-    opts = np.empty((MAX_OPTS, 5), np.int8)
-    empty = np.empty(0, np.int8)
-    for o in range(F.parse_group(s.pending[:s.pending_n], s.pending_n, opts)):
-        m = opts[o]
-        if guided:
-            used = s.ob_used or _pending_has(s, s.obligation)
-            if not F.reachable(hand, empty, 0, s.staged_value + F.meld_value(m), -1 if used else s.obligation,
-                               keep, can_close):
-                continue
-        mask[F.joker_action(m) if m[4] else COMMIT] = 1
-
-
-@jit
-def legal_mask(s, d, mask) -> None:
-    """mask.legal_mask: 1 for every legal action of the acting player."""
-    mask[:] = 0
-    if s.phase == OVER:
-        return
-    p = s.player
-    hand = s.hands[p]
-    can_close = s.turn >= _alive(s)
-    keep = 1 if can_close else 2
-    if s.phase == DRAW:
-        mask[DRAW_STOCK] = 1
-        if s.discard_n and _may_take(s, hand, s.discard[s.discard_n - 1], keep, can_close):
-            mask[DRAW_DISCARD] = 1
-        return
-    opened = s.opened[p]
-    hsize = s.hand_size[p]
-    ob = s.obligation
-    guided = ob >= 0 and not opened
-    if s.pending_n:
-        if guided:
-            F.opening_selects(hand, s.pending[:s.pending_n], s.pending_n, s.staged_value, -1 if s.ob_used else ob, keep,
-                              can_close, mask, SELECT)
-        else:
-            _pending_selects(s, hand, hsize - 1 - keep, opened, mask)
-        if s.pending_n >= 3 and s.n_melds < MAX_MELDS and hsize >= keep:
-            _commit_actions(s, hand, keep, can_close, guided, mask)
-        if opened and hsize >= keep:
-            opts = np.empty((MAX_OPTS, 5), np.int8)
-            for i in range(s.n_melds):
-                c = F.extend_options(s.melds[i], s.pending[:s.pending_n], s.pending_n, opts)
-                if c:
-                    mask[EXTEND + i] = 1
-                    if c > 1:
-                        mask[EXTEND_LOW + i] = 1
-        if not opened and s.undos:
-            mask[UNDO] = 1
-        return
-    if opened and ob >= 0:           # must_use: the taken card is the first card played
-        hand[ob] -= 1
-        group = np.empty(1, np.int8)
-        group[0] = ob
-        if _completable(s, group, 1, hand, hsize - 1, keep, True):
-            mask[SELECT + ob] = 1
-        hand[ob] += 1
-        return
-    room = hsize - 1 - keep
-    if guided:
-        F.opening_selects(hand, s.pending[:0], 0, s.staged_value, -1 if s.ob_used else ob, keep, can_close,
-                          mask, SELECT)
-    elif room >= 0:                  # mask._single_selects
-        if room >= 2 and s.n_melds < MAX_MELDS:
-            F.meldable_kinds(hand, mask, SELECT)
-        if opened:
-            for i in range(s.n_melds):
-                F.layoff_kinds(s.melds[i], hand, room, mask, SELECT)
-    if opened:
-        for i in range(s.n_melds):
-            if s.melds[i, 4] and hand[F.joker_standin(s.melds[i])]:
-                mask[SWAP + i] = 1
-    elif s.staged and s.undos:
-        mask[UNDO] = 1
-    if not guided or (s.ob_used and hsize == 1 and can_close):
-        for k in range(NUM_KINDS):
-            if hand[k]:
-                mask[DISCARD + k] = 1
 
 
 # ---------------------------------------------------------------------- observation

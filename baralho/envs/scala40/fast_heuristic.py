@@ -6,27 +6,25 @@ The same move from the same observation, mask, plan and tie noise as
 the interface is ``baralho/vector/heuristic.py``'s. What differs, and why:
 
 * a meld is a row of 5 small ints ``(type, a, b, c, j)``, melds.py's tuple, as in the
-  compiled engine, whose ``fast_mask.py`` has melds.py's ``meld_cards``, ``extend_options``,
+  compiled engine, whose ``fast_melds.py`` has melds.py's ``meld_cards``, ``extend_options``,
   ``joker_standin`` and ``actions.joker_action(*joker_key(m))`` over such rows: used here;
 * the plan is a fixed row of the env's memory record, ``plan[plan_at:plan_len]``;
   ``plan_len = 0`` (what ``BatchHeuristic.forget`` writes) is ``self.plan = []``. A plan is
   one turn's plays, so it holds at most ``rules.MAX_TURN_DECISIONS`` actions;
-* ``solver.all_melds`` is ported (fast_mask.py's solver table keeps one row per card
+* ``solver.all_melds`` is ported (fast_solver.py's table keeps one row per card
   multiset, in another order, and ``best_melds`` searches the first 40): the melds go into
   rows, then a counting sort on value orders them, stable as ``list.sort``;
 * ``best_melds``'s recursive ``dfs`` is a loop over an explicit stack (numba's cache and
-  self-recursion do not mix, see fast_mask.py's ``_dfs``); once the budget is spent the loop
+  self-recursion do not mix, see fast_solver.py's ``_dfs``); once the budget is spent the loop
   stops, where the Python returns at once from every later call: the best found is the same;
 * numba's allocations cost: the rows of all_melds and of the search are allocated once per
   batch (``Found``, ``Search``; per decision they took a third of its time) and
   ``extend_options``'s one-card group once per call (per lay-off test: a third of ``_plan``'s);
 * ``decode_melds`` decodes the rows at every call (its memo saves Python time only).
 
-The kernels compile with fast_mask.py's ``jit``: ``compiled.jit`` for ``act_batch``, the others
-``compiled.LINKED`` into it, each in one version whatever literal a caller passes (numba otherwise
-compiled ``best_melds`` twice, for ``need=-1`` and for a variable). The first ``act_batch`` on an
-empty cache took 11-14 s, against 16-18 s with LINKED alone and 26-31 s with ``compiled.jit``
-throughout (two runs each, measured on a quiet machine).
+The kernels compile with ``core.jit.jit``: ``act_batch`` an entry, the others linked into it,
+each in one version whatever literal a caller passes (numba otherwise compiled ``best_melds``
+twice, for ``need=-1`` and for a variable).
 """
 
 from __future__ import annotations
@@ -38,10 +36,10 @@ import numpy as np
 from baralho.core import fast_chance as R
 from baralho.core.jit import jit
 from baralho.envs.scala40 import actions as A
-from baralho.envs.scala40 import fast_mask as F
+from baralho.envs.scala40 import fast_melds as F
 from baralho.envs.scala40 import heuristic as H
 from baralho.envs.scala40 import solver
-from baralho.envs.scala40.fast_mask import PENALTY, POS_VALUE, SET_VALUE  # melds.py's tables as arrays
+from baralho.envs.scala40.fast_melds import PENALTY, POS_VALUE, SET_VALUE  # melds.py's tables as arrays
 from baralho.envs.scala40.melds import JOKER, MAX_RUN, NUM_KINDS, OPEN_MIN, RUN, SET
 from baralho.envs.scala40.observation import MELD_COLS
 from baralho.envs.scala40.rules import MAX_TURN_DECISIONS

@@ -1,807 +1,203 @@
-"""Scala 40's compiled legal mask (numba): melds.py, solver.py and mask.py over arrays.
+"""Scala 40's compiled legal mask (numba): mask.py over the state record (part of the compiled engine).
 
-Part of the compiled engine (fast.py holds the state record, apply and the
-observation). Each function here is the function of melds.py / solver.py /
-mask.py with the same name, over fixed-shape arrays:
-
-* a meld is a row of 5 small ints ``(type, a, b, c, j)``, the tuple of melds.py;
-* a group of cards (the meld being built) is an array of kinds plus its length;
-* the opening solver searches over one table, built once from checks.templates()
-  (every possible meld of the two-deck game), of the distinct card multisets a
-  meld can have, each with its best value and a 53-bit mask of its kinds (bit 52:
-  the joker); a hand's melds are the rows whose kinds it holds. A card multiset
-  that makes several melds keeps the highest value: the solver only asks whether
-  some set of disjoint melds reaches 40 (or leaves one card to close), so the
-  lower values never decide anything.
-* ``select_extras`` (one pass over the hand for every candidate) is replaced by
-  its definition, ``new_meld_extra(pending + [k], hand - k)`` per candidate;
-  the prefilters of ``may_open_with`` (kind_meldable, meldable_kinds, the value
-  bound) are dropped: each only refuses what ``_reachable`` refuses anyway.
+Each function is the function of mask.py with the same name; the meld arithmetic is in
+``fast_melds.py`` (melds.py) and the opening solver in ``fast_solver.py`` (solver.py).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from baralho.envs.scala40 import actions as A
-from baralho.envs.scala40 import melds as M
-from baralho.envs.scala40.melds import templates
-from baralho.envs.scala40.solver import MAX_VALUE as SOLVER_MAX_VALUE
-
-JOKER, NUM_KINDS, RUN, SET, OPEN_MIN, MAX_RUN = M.JOKER, M.NUM_KINDS, M.RUN, M.SET, M.OPEN_MIN, M.MAX_RUN
-MAX_MELDS = A.MAX_MELDS
-DRAW_STOCK, DRAW_DISCARD, SELECT, COMMIT, COMMIT_JOKER = (A.DRAW_STOCK, A.DRAW_DISCARD, A.SELECT, A.COMMIT,
-                                                         A.COMMIT_JOKER)
-EXTEND, EXTEND_LOW, SWAP, UNDO, DISCARD = A.EXTEND, A.EXTEND_LOW, A.SWAP, A.UNDO, A.DISCARD
-DRAW, PLAY, OVER = 0, 1, 2
-POS_VALUE = np.array(M.POS_VALUE, np.int64)
-SET_VALUE = np.array(M.SET_VALUE, np.int64)
-PENALTY = np.array(M.PENALTY, np.int64)
-MAX_VALUE = np.array(SOLVER_MAX_VALUE, np.int64)
-BOTH_ACES = 1 << 1 | 1 << 14
-MAX_OPTS = 16            # options of one parse_group / extend_options call (at most 8 are possible)
-
-
-def _solver_table():
-    """The distinct card multisets of every meld template, each with its best value: the
-    kinds (-1 padded), size, value, kind bits (uint64, bit 52 the joker), the upper bound
-    of its value (solver.MAX_VALUE summed) and the kind it holds twice (the A…K…A run) or -1."""
-    _, counts, values, _ = templates()
-    best: dict[bytes, int] = {}
-    rows: dict[bytes, np.ndarray] = {}
-    for c, v in zip(counts, values, strict=True):
-        key = c.tobytes()
-        if key not in best or v > best[key]:
-            best[key], rows[key] = int(v), c
-    keys = sorted(best)
-    cards = np.full((len(keys), MAX_RUN), -1, np.int8)
-    size = np.zeros(len(keys), np.int64)
-    value = np.zeros(len(keys), np.int64)
-    bits = np.zeros(len(keys), np.uint64)
-    cut = np.zeros(len(keys), np.int64)
-    twice = np.full(len(keys), -1, np.int64)
-    for i, key in enumerate(keys):
-        c = rows[key]
-        ks = [k for k in range(NUM_KINDS) for _ in range(c[k])]
-        cards[i, :len(ks)] = ks
-        size[i], value[i] = len(ks), best[key]
-        bits[i] = np.uint64(sum(1 << k for k in set(ks)))
-        cut[i] = sum(SOLVER_MAX_VALUE[k] for k in ks)
-        if c.max() > 1:
-            twice[i] = int(c.argmax())
-    return cards, size, value, bits, cut, twice
+from baralho.core.jit import jit
+from baralho.envs.scala40 import fast_melds as F
+from baralho.envs.scala40.fast_melds import (
+    COMMIT,
+    DISCARD,
+    DRAW,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    EXTEND,
+    EXTEND_LOW,
+    JOKER,
+    MAX_MELDS,
+    MAX_OPTS,
+    NUM_KINDS,
+    OVER,
+    SELECT,
+    SWAP,
+    UNDO,
+)
+from baralho.envs.scala40.fast_solver import opening_selects, reachable
 
 
-S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE = _solver_table()
-NUM_SOLVER = len(S_SIZE)
-
-from baralho.core.jit import jit  # noqa: E402  (numba record names fixed there first)
-
-
-# ---------------------------------------------------------------- small helpers
+# ---------------------------------------------------------------------- state queries (rules.py)
 @jit
-def popcount(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@jit
-def low_bit(x: int) -> int:
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
-
-
-@jit
-def high_bit(x: int) -> int:
-    i = 0
-    while x >> (i + 1):
-        i += 1
-    return i
-
-
-@jit
-def kind_of(suit: int, pos: int) -> int:
-    return suit * 13 + (0 if pos == 14 else pos - 1)
-
-
-@jit
-def meld_cards(m, out) -> int:
-    """The real card kinds of meld row ``m`` into ``out`` (the joker as JOKER); returns how many."""
-    n = 0
-    if m[0] == RUN:
-        for p in range(m[2], m[3] + 1):
-            if p != m[4]:
-                out[n] = kind_of(m[1], p)
-                n += 1
-    else:
-        for t in range(4):
-            if (m[2] >> t) & 1 and t != m[4] - 1:
-                out[n] = t * 13 + m[1] - 1
-                n += 1
-    if m[4]:
-        out[n] = JOKER
-        n += 1
-    return n
-
-
-@jit
-def meld_has(m, k: int) -> bool:
-    """``k in meld_cards(m)``."""
-    if k == JOKER:
-        return m[4] != 0
-    if m[0] == RUN:
-        if k // 13 != m[1]:
-            return False
-        r = k % 13
-        for p in range(m[2], m[3] + 1):
-            if p != m[4] and (0 if p == 14 else p - 1) == r:
-                return True
-        return False
-    t = k // 13
-    return k % 13 == m[1] - 1 and (m[2] >> t) & 1 == 1 and t != m[4] - 1
-
-
-@jit
-def meld_value(m) -> int:
-    if m[0] == RUN:
-        v = 0
-        for p in range(m[2], m[3] + 1):
-            v += POS_VALUE[p]
-        return v
-    return SET_VALUE[m[1]] * popcount(m[2])
-
-
-@jit
-def joker_standin(m) -> int:
-    if not m[4]:
-        return -1
-    if m[0] == RUN:
-        return kind_of(m[1], m[4])
-    return (m[4] - 1) * 13 + m[1] - 1
-
-
-@jit
-def joker_action(m) -> int:
-    """The COMMIT_JOKER action of meld row ``m`` (actions.joker_action(*joker_key(m)))."""
-    if m[0] == RUN:
-        return COMMIT_JOKER + 14 * m[1] + m[4] - 1
-    return COMMIT_JOKER + 14 * (m[4] - 1) + m[1] - 1
-
-
-@jit
-def _put(out, n: int, t: int, a: int, b: int, c: int, j: int) -> int:
-    out[n, 0], out[n, 1], out[n, 2], out[n, 3], out[n, 4] = t, a, b, c, j
-    return n + 1
-
-
-@jit
-def _sort_unique(out, n: int) -> int:
-    """sorted(set(rows)): the rows of ``out[:n]`` in tuple order, without repeats."""
-    for i in range(1, n):                      # insertion sort, lexicographic
-        j = i
-        while j > 0:
-            less = False
-            for f in range(5):
-                if out[j, f] != out[j - 1, f]:
-                    less = out[j, f] < out[j - 1, f]
-                    break
-            if not less:
-                break
-            for f in range(5):
-                out[j, f], out[j - 1, f] = out[j - 1, f], out[j, f]
-            j -= 1
-    w = 0
-    for i in range(n):
-        same = w > 0
-        if same:
-            for f in range(5):
-                if out[i, f] != out[w - 1, f]:
-                    same = False
-                    break
-        if not same:
-            for f in range(5):
-                out[w, f] = out[i, f]
-            w += 1
-    return w
-
-
-@jit
-def _positions(group, n: int, variants) -> int:
-    """_positions of the real cards of ``group`` (one suit): each way of placing them as a
-    bit mask of run positions in ``variants[v, 0]`` and its card count in ``variants[v, 1]``
-    (``variants[v, 2]``: 1 when two cards share a position, the reference's ``len(set(ps)) != len(ps)``)."""
-    base = 0
-    dup = 0
-    count = 0
-    aces = 0
-    for i in range(n):
-        k = group[i]
-        if k == JOKER:
-            continue
-        if k % 13 == 0:
-            aces += 1
-            continue
-        b = 1 << (k % 13 + 1)
-        if base & b:
-            dup = 1
-        base |= b
-        count += 1
-    if aces == 0:
-        variants[0, 0], variants[0, 1], variants[0, 2] = base, count, dup
-        return 1
-    if aces == 1:
-        variants[0, 0], variants[0, 1], variants[0, 2] = base | 1 << 1, count + 1, dup
-        variants[1, 0], variants[1, 1], variants[1, 2] = base | 1 << 14, count + 1, dup
-        return 2
-    if aces == 2:
-        variants[0, 0], variants[0, 1], variants[0, 2] = base | 1 << 1 | 1 << 14, count + 2, dup
-        return 1
-    return 0
-
-
-@jit
-def _real(group, n: int) -> tuple[int, int, int, bool, bool]:
-    """(real cards, jokers, first real card, all real cards one rank, all one suit)."""
-    first = -1
-    real = 0
-    same_rank = True
-    same_suit = True
-    for i in range(n):
-        k = group[i]
-        if k == JOKER:
-            continue
-        if first < 0:
-            first = k
-        else:
-            same_rank &= k % 13 == first % 13
-            same_suit &= k // 13 == first // 13
-        real += 1
-    return real, n - real, first, same_rank, same_suit
-
-
-# ------------------------------------------------------------ parse and extend
-@jit
-def parse_group(group, n: int, out) -> int:
-    """Every meld the group can form on its own, in tuple order, into ``out``; returns how many."""
-    real, j, first, same_rank, same_suit = _real(group, n)
-    if j > 1 or n < 3 or n > MAX_RUN:
-        return 0
+def _alive(s) -> int:
     c = 0
-    r0, s0 = first % 13, first // 13
-    if n <= 4 and same_rank:
-        mask = 0
-        for i in range(n):
-            if group[i] != JOKER:
-                mask |= 1 << (group[i] // 13)
-        if popcount(mask) == real:
-            if j:
-                for t in range(4):
-                    if not (mask >> t) & 1:
-                        c = _put(out, c, SET, r0 + 1, mask | 1 << t, 0, t + 1)
-            else:
-                c = _put(out, c, SET, r0 + 1, mask, 0, 0)
-    if same_suit:
-        variants = np.empty((2, 3), np.int64)
-        for v in range(_positions(group, n, variants)):
-            qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
-            if dup or popcount(qm) != cnt:
-                continue
-            lo, hi = low_bit(qm), high_bit(qm)
-            missing = hi - lo + 1 - cnt
-            if not j:
-                if missing == 0:
-                    c = _put(out, c, RUN, s0, lo, hi, 0)
-            elif missing == 1:
-                gap = lo
-                while (qm >> gap) & 1:
-                    gap += 1
-                c = _put(out, c, RUN, s0, lo, hi, gap)
-            elif missing == 0:
-                if lo > 1:
-                    c = _put(out, c, RUN, s0, lo - 1, hi, lo - 1)
-                if hi < 14:
-                    c = _put(out, c, RUN, s0, lo, hi + 1, hi + 1)
-    return _sort_unique(out, c)
+    for i in range(s.num_players):
+        if not s.eliminated[i]:
+            c += 1
+    return c
 
 
 @jit
-def extend_options(m, group, n: int, out) -> int:
-    """Every meld that meld ``m`` becomes when ``group`` is laid off on it, lowest first."""
-    real, j, first, _, _ = _real(group, n)
-    if n == 0 or j > 1 or (j and m[4]):
-        return 0
-    c = 0
-    if m[0] == SET:
-        v, mask, js = m[1], m[2], m[4]
-        add = 0
-        for i in range(n):
-            k = group[i]
-            if k == JOKER:
-                continue
-            if k % 13 != v - 1:
-                return 0
-            b = 1 << (k // 13)
-            if (mask | add) & b:
-                return 0
-            add |= b
-        mask |= add
-        if popcount(mask) + j > 4:
-            return 0
-        if j:
-            for t in range(4):
-                if not (mask >> t) & 1:
-                    c = _put(out, c, SET, v, mask | 1 << t, 0, t + 1)
-        else:
-            c = _put(out, c, SET, v, mask, 0, js)
-        return c
-    s, lo, hi, jp = m[1], m[2], m[3], m[4]
-    for i in range(n):
-        if group[i] != JOKER and group[i] // 13 != s:
-            return 0
-    window = (1 << (hi + 1)) - (1 << lo)
-    variants = np.empty((2, 3), np.int64)
-    for v in range(_positions(group, n, variants)):
-        qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
-        if dup or popcount(qm) != cnt or qm & window:
-            continue
-        lo2 = min(lo, low_bit(qm)) if qm else lo
-        hi2 = max(hi, high_bit(qm)) if qm else hi
-        missing = (hi2 - lo2 + 1) - (hi - lo + 1) - cnt
-        if not j:
-            if missing == 0:
-                c = _put(out, c, RUN, s, lo2, hi2, jp)
-        elif missing == 1:
-            gap = lo2
-            while (qm >> gap) & 1 or lo <= gap <= hi:
-                gap += 1
-            c = _put(out, c, RUN, s, lo2, hi2, gap)
-        elif missing == 0:
-            if lo2 > 1:
-                c = _put(out, c, RUN, s, lo2 - 1, hi2, lo2 - 1)
-            if hi2 < 14:
-                c = _put(out, c, RUN, s, lo2, hi2 + 1, hi2 + 1)
-    return _sort_unique(out, c)
-
-
-# ---------------------------------------------------------- completion checks
-@jit
-def suit_bits(hand, s: int) -> int:
-    """Bitmask of run positions (1…14) of suit ``s`` present in ``hand`` (the ace at both ends)."""
-    b = 0
-    for r in range(13):
-        if hand[s * 13 + r]:
-            b |= 1 << (r + 1)
-    if hand[s * 13]:
-        b |= 1 << 14
-    return b
-
-
-@jit(inline="always")  # one caller
-def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int:
-    """melds._run_extra; -1 for None."""
-    pmin, pmax = low_bit(qm), high_bit(qm)
-    if pmax - pmin + 1 > MAX_RUN:
-        return -1
-    best = -1
-    for lo in range(max(1, pmin - 2), pmin + 1):
-        for hi in range(max(pmax, lo + 2), min(14, pmax + 2) + 1):
-            freem = ((1 << (hi + 1)) - (1 << lo)) & ~qm
-            free = popcount(freem)
-            missing = popcount(freem & ~b)
-            if one_ace and freem & BOTH_ACES == BOTH_ACES:
-                missing += 1
-            if jp:
-                ok = missing <= 1 and free >= 1
-                extra = free - 1
-            else:
-                ok = missing == 0 or (missing == 1 and jh)
-                extra = free
-            if ok and (best < 0 or extra < best):
-                best = extra
-    return best
-
-
-@jit(inline="always")  # one caller
-def _run_part(group, n: int, jp: int, b: int, jh: bool, one_ace: bool) -> int:
-    best = -1
-    variants = np.empty((2, 3), np.int64)
-    for v in range(_positions(group, n, variants)):
-        qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
-        if dup or popcount(qm) != cnt:
-            continue
-        lo = max(1, low_bit(qm) - 2)
-        span = (1 << (min(14, high_bit(qm) + 2) + 1)) - (1 << lo)
-        e = _run_extra(qm, b & span, jp, jh, one_ace and span & BOTH_ACES == BOTH_ACES)
-        if e >= 0 and (best < 0 or e < best):
-            best = e
-    return best
-
-
-@jit
-def new_meld_extra(group, n: int, hand) -> int:
-    """Fewest cards from ``hand`` that complete ``group`` into a new meld (-1: impossible)."""
-    real, jp, first, same_rank, same_suit = _real(group, n)
-    if jp > 1:
-        return -1
-    jh = hand[JOKER] > 0 and not jp
-    if real == 0:
-        for r in range(13):
-            c = 0
-            for t in range(4):
-                if hand[t * 13 + r]:
-                    c += 1
-            if c >= 2:
-                return 2
-        for t in range(4):
-            b = suit_bits(hand, t)
-            if b & (b >> 1) or b & (b >> 2):
-                return 2
-        return -1
-    best = -1
-    r0, s0 = first % 13, first // 13
-    if same_rank:
-        suits = 0
-        for i in range(n):
-            if group[i] != JOKER:
-                suits |= 1 << (group[i] // 13)
-        have = real + jp
-        if popcount(suits) == real and have <= 4:
-            need = max(0, 3 - have)
-            avail = 1 if jh else 0
-            for t in range(4):
-                if not (suits >> t) & 1 and hand[t * 13 + r0]:
-                    avail += 1
-            if avail >= need:
-                best = need
-    if same_suit:
-        e = _run_part(group, n, jp, suit_bits(hand, s0), jh, hand[s0 * 13] == 1)
-        if e >= 0 and (best < 0 or e < best):
-            best = e
-    return best
-
-
-@jit(inline="always")  # one caller
-def _run_fill(s: int, lo: int, hi: int, taken: int, hand) -> tuple[int, int]:
-    free = 0
-    missing = 0
-    ace = hand[s * 13]
-    for p in range(lo, hi + 1):
-        if (taken >> p) & 1:
-            continue
-        free += 1
-        k = kind_of(s, p)
-        if k == s * 13:
-            if ace:
-                ace -= 1
-            else:
-                missing += 1
-        elif not hand[k]:
-            missing += 1
-    return free, missing
-
-
-@jit(inline="always")  # one caller
-def extend_extra(m, group, n: int, hand) -> int:
-    """Fewest cards from ``hand`` that, with ``group``, extend meld ``m`` (-1: impossible)."""
-    real, jp, _, _, _ = _real(group, n)
-    if jp > 1 or (jp and m[4]):
-        return -1
-    if m[0] == SET:
-        out = np.empty((MAX_OPTS, 5), np.int8)
-        return 0 if extend_options(m, group, n, out) else -1
-    s, lo, hi, mj = m[1], m[2], m[3], m[4]
-    if real == 0:
-        return 0 if (lo > 1 or hi < 14) else -1
-    for i in range(n):
-        if group[i] != JOKER and group[i] // 13 != s:
-            return -1
-    jh = hand[JOKER] > 0 and not jp and not mj
-    window = (1 << (hi + 1)) - (1 << lo)
-    best = -1
-    variants = np.empty((2, 3), np.int64)
-    for v in range(_positions(group, n, variants)):
-        qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
-        if dup or popcount(qm) != cnt or qm & window:
-            continue
-        lo2, hi2 = min(lo, low_bit(qm)), max(hi, high_bit(qm))
-        free, missing = _run_fill(s, lo2, hi2, qm | window, hand)
-        if jp:
-            if missing > 1:
-                continue
-            if free:
-                extra = free - 1
-            elif lo2 > 1 or hi2 < 14:
-                extra = 0
-            else:
-                continue
-        elif missing == 0 or (missing == 1 and jh):
-            extra = free
-        else:
-            continue
-        if best < 0 or extra < best:
-            best = extra
-    return best
-
-
-@jit
-def _run_meldable(pattern: int, jok: bool) -> int:
-    pos = pattern << 1 | (pattern & 1) << 14
-    out = 0
-    for lo in range(1, 13):
-        c = (pos >> lo) & 7
-        if c == 7 or (jok and (c == 3 or c == 5 or c == 6)):
-            for p in range(lo, lo + 3):
-                if (c >> (p - lo)) & 1:
-                    out |= 1 << (0 if p == 14 else p - 1)
-    return out
-
-
-@jit(inline="always")  # one caller
-def meldable_kinds(hand, mask, at: int) -> None:
-    """Mark ``mask[at + k]`` for the kinds k of the hand that belong to some meld of hand cards only."""
-    jok = hand[JOKER] > 0
-    pats = np.zeros(4, np.int64)
-    for t in range(4):
-        for r in range(13):
-            if hand[t * 13 + r]:
-                pats[t] |= 1 << r
-    a, b, c, d = pats[0], pats[1], pats[2], pats[3]
-    if jok:
-        ranks = a & b | a & c | a & d | b & c | b & d | c & d
-    else:
-        ranks = a & b & (c | d) | c & d & (a | b)
-    runs = 0
-    for t in range(4):
-        run = _run_meldable(pats[t], jok)
-        runs |= run
-        sel = pats[t] & (ranks | run)
-        for r in range(13):
-            if (sel >> r) & 1:
-                mask[at + t * 13 + r] = 1
-    if jok and (ranks or runs):
-        mask[at + JOKER] = 1
-
-
-@jit(inline="always")  # one caller
-def layoff_kinds(m, hand, room: int, mask, at: int) -> None:
-    """Mark ``mask[at + k]`` for the kinds k whose selection can end in a lay-off on ``m``."""
-    if m[0] == SET:
-        v, smask, js = m[1], m[2], m[4]
-        if popcount(smask) < 4:
-            for t in range(4):
-                if not (smask >> t) & 1 and hand[t * 13 + v - 1]:
-                    mask[at + t * 13 + v - 1] = 1
-            if not js and hand[JOKER]:
-                mask[at + JOKER] = 1
-        return
-    s, lo, hi, jp = m[1], m[2], m[3], m[4]
-    jok = hand[JOKER] > 0 and not jp
-    if jok and (lo > 1 or hi < 14):
-        mask[at + JOKER] = 1
-    for side in range(2):
-        between = 0
-        used = False
-        p = lo - 1 if side == 0 else hi + 1
-        while 1 <= p <= 14:
-            k = kind_of(s, p)
-            if hand[k]:
-                if between <= room:
-                    mask[at + k] = 1
-                between += 1
-            elif jok and not used:
-                used = True
-                between += 1
-            else:
-                break
-            p = p - 1 if side == 0 else p + 1
-
-
-# ---------------------------------------------------------------- the solver
-@jit
-def _present(h) -> np.uint64:
-    bits = np.uint64(0)
-    for k in range(NUM_KINDS):
-        if h[k] > 0:
-            bits |= np.uint64(1) << np.uint64(k)
-    return bits
-
-
-@jit
-def _hand_melds(h, opts) -> int:
-    """The rows of the solver table the hand ``h`` holds (solver._all_melds), into ``opts``."""
-    present = _present(h)
-    n = 0
-    for i in range(NUM_SOLVER):
-        if S_BITS[i] & ~present == np.uint64(0) and (S_TWICE[i] < 0 or h[S_TWICE[i]] >= 2):
-            opts[n] = i
-            n += 1
-    return n
-
-
-@jit
-def _holds(o: int, k: int) -> bool:
-    return S_BITS[o] >> np.uint64(k) & np.uint64(1) == np.uint64(1)
-
-
-@jit
-def _take(h, o: int) -> bool:
-    """Take meld ``o``'s cards out of ``h`` if it holds them all (solver._fits)."""
-    n = S_SIZE[o]
-    for c in range(n):
-        h[S_CARDS[o, c]] -= 1
-    for c in range(n):
-        if h[S_CARDS[o, c]] < 0:
-            for d in range(n):
-                h[S_CARDS[o, d]] += 1
-            return False
-    return True
-
-
-@jit
-def _give(h, o: int) -> None:
-    for c in range(S_SIZE[o]):
-        h[S_CARDS[o, c]] += 1
-
-
-@jit
-def _dfs(h, opts, nopts: int, need_opts, nneed: int, i0: int, rest0: int, value0: int, used0: bool,
-         bound0: int, staged_value: int, keep: int, can_close: bool) -> bool:
-    """solver._reachable's dfs: melds commute, so while the needed card is unused its meld
-    comes first, then any, in table order. Depth first with an explicit stack (numba's
-    cache reloads self-recursive functions called from other cached ones into a segfault);
-    a level per meld taken (each takes >= 3 of the <= 15 cards). On True ``h`` is left
-    part-used: callers pass a scratch copy."""
-    depth = 8
-    st_i = np.empty(depth, np.int64)
-    st_rest = np.empty(depth, np.int64)
-    st_value = np.empty(depth, np.int64)
-    st_bound = np.empty(depth, np.int64)
-    st_used = np.empty(depth, np.bool_)
-    st_t = np.empty(depth, np.int64)      # next option to try; -1: the level is just entered
-    st_o = np.empty(depth, np.int64)      # the meld this level took (given back on return)
-    d = 0
-    st_i[0], st_rest[0], st_value[0], st_used[0], st_bound[0], st_t[0] = i0, rest0, value0, used0, bound0, -1
-    while d >= 0:
-        i, rest, value, used, bound = st_i[d], st_rest[d], st_value[d], st_used[d], st_bound[d]
-        if st_t[d] < 0:
-            if used and (staged_value + value >= OPEN_MIN or (can_close and rest == 1)):
-                return True
-            if not can_close and staged_value + value + bound < OPEN_MIN:
-                d -= 1
-                if d >= 0:
-                    _give(h, st_o[d])
-                continue
-            st_t[d] = 0
-        count = nopts - i if used else nneed
-        pushed = False
-        while st_t[d] < count:
-            t = st_t[d]
-            st_t[d] += 1
-            j = i + t if used else need_opts[t]
-            o = opts[j]
-            if rest - S_SIZE[o] < keep or not _take(h, o):
-                continue
-            st_o[d] = o
-            d += 1
-            st_i[d] = j if used else 0
-            st_rest[d], st_value[d], st_used[d] = rest - S_SIZE[o], value + S_VALUE[o], True
-            st_bound[d], st_t[d] = bound - S_CUT[o], -1
-            pushed = True
-            break
-        if not pushed:
-            d -= 1
-            if d >= 0:
-                _give(h, st_o[d])
+def _pending_has(s, k: int) -> bool:
+    for i in range(s.pending_n):
+        if s.pending[i] == k:
+            return True
     return False
 
 
-@jit
-def _contains(o: int, group, ng: int) -> bool:
-    """The group's cards (a multiset) are among meld ``o``'s."""
-    for i in range(ng):
-        k = group[i]
-        if not _holds(o, k):
-            return False
-        if k == S_TWICE[o]:
-            continue
-        for j in range(i):
-            if group[j] == k:
-                return False
-    return True
 
-
+# ---------------------------------------------------------------------- mask (mask.py)
 @jit
-def reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can_close: bool) -> bool:
-    """solver._reachable: can an unopened player still open (or close in hand) this turn?
-    ``hand``: the free cards; ``group``: the meld being built, which must become one meld
-    with cards of the hand; ``need``: a kind one of the new melds must contain, or -1."""
-    h = np.zeros(NUM_KINDS, np.int8)
-    n = 0
-    for k in range(NUM_KINDS):
-        h[k] = hand[k]
-        n += hand[k]
-    for i in range(ng):
-        h[group[i]] += 1
-    opts = np.empty(NUM_SOLVER, np.int64)
-    nopts = _hand_melds(h, opts)
-    need_opts = np.empty(nopts, np.int64)
-    nneed = 0
-    if need >= 0:
-        for j in range(nopts):
-            if _holds(opts[j], need):
-                need_opts[nneed] = j
-                nneed += 1
-        if nneed == 0:
-            return False
-    total = n + ng
-    inmeld = np.uint64(0)
-    for j in range(nopts):
-        inmeld |= S_BITS[opts[j]]
-    bound0 = 0
-    for k in range(NUM_KINDS):
-        if inmeld >> np.uint64(k) & np.uint64(1):
-            bound0 += h[k] * MAX_VALUE[k]
-    if ng == 0:
-        return _dfs(h, opts, nopts, need_opts, nneed, 0, total, 0, need < 0, bound0, staged_value, keep,
-                    can_close)
-    for j in range(nopts):
-        o = opts[j]
-        if not _contains(o, group, ng) or total - S_SIZE[o] < keep:
-            continue
-        _take(h, o)
-        ok = _dfs(h, opts, nopts, need_opts, nneed, 0, total - S_SIZE[o], S_VALUE[o],
-                  need < 0 or _holds(o, need), bound0 - S_CUT[o], staged_value, keep, can_close)
-        _give(h, o)
-        if ok:
+def _extends(s, group, n: int, hand, room: int) -> bool:
+    """Can ``group`` plus at most ``room`` hand cards be laid off on a table meld?"""
+    for i in range(s.n_melds):
+        e = F.extend_extra(s.melds[i], group, n, hand)
+        if e >= 0 and e <= room:
             return True
     return False
 
 
 @jit
-def opening_selects(hand, group, ng: int, staged_value: int, need: int, keep: int, can_close: bool,
-                    mask, at: int) -> None:
-    """solver.opening_selects: mark ``mask[at + k]`` for the kinds k such that selecting k next
-    keeps the opening reachable."""
-    full = np.zeros(NUM_KINDS, np.int8)
-    total = 0
-    for k in range(NUM_KINDS):
-        full[k] = hand[k]
-        total += hand[k]
-    for i in range(ng):
-        full[group[i]] += 1
-    total += ng
-    opts = np.empty(NUM_SOLVER, np.int64)
-    nopts = _hand_melds(full, opts)
-    out = np.zeros(NUM_KINDS, np.bool_)
+def _completable(s, group, n: int, hand, hsize: int, keep: int, opened: bool) -> bool:
+    room = hsize - keep
+    if room < 0:
+        return False
+    if s.n_melds < MAX_MELDS:
+        e = F.new_meld_extra(group, n, hand)
+        if e >= 0 and e <= room:
+            return True
+    return opened and _extends(s, group, n, hand, room)
+
+
+@jit
+def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
+    if s.turn == 0:
+        return True                  # the first player's free pick of the dealt discard
+    p = s.player
+    if s.opened[p]:
+        if not s.must_use:
+            return True
+        group = np.empty(1, np.int8)
+        group[0] = top
+        return _completable(s, group, 1, hand, s.hand_size[p], keep, True)
+    hand[top] += 1                   # solver.may_open_with
+    ok = reachable(hand, np.empty(0, np.int8), 0, 0, top, keep, can_close)
+    hand[top] -= 1
+    return ok
+
+
+@jit
+def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
+    """Mark the kinds k whose selection next (pending + k) can still be completed into a
+    new meld or (opened) a lay-off, with ``room`` further cards at most."""
+    if room < 0:
+        return
+    n = s.pending_n
+    group = np.empty(n + 1, np.int8)
+    first = -1
+    for i in range(n):
+        group[i] = s.pending[i]
+        if first < 0 and group[i] != JOKER:
+            first = group[i]
+    can_new = s.n_melds < MAX_MELDS
+    for k in range(NUM_KINDS):       # mask._pending_candidates: same suit or rank, or a joker
+        if not hand[k]:
+            continue
+        if first >= 0 and k != JOKER and k // 13 != first // 13 and k % 13 != first % 13:
+            continue
+        hand[k] -= 1
+        group[n] = k
+        ok = False
+        if can_new:
+            e = F.new_meld_extra(group, n + 1, hand)
+            ok = e >= 0 and e <= room
+        if not ok and opened:
+            ok = _extends(s, group, n + 1, hand, room)
+        if ok:
+            mask[SELECT + k] = 1
+        hand[k] += 1
+
+
+@jit
+def _commit_actions(s, hand, keep: int, can_close: bool, guided: bool, mask) -> None:
+    opts = np.empty((MAX_OPTS, 5), np.int8)
     empty = np.empty(0, np.int8)
-    for j in range(nopts):
-        o = opts[j]
-        if total - S_SIZE[o] < keep or not _contains(o, group, ng):
-            continue
-        # the meld's cards beyond the group: nothing new to learn when all are marked already
-        left = np.zeros(NUM_KINDS, np.int64)
-        for c in range(S_SIZE[o]):
-            left[S_CARDS[o, c]] += 1
-        for i in range(ng):
-            left[group[i]] -= 1
-        new = False
+    for o in range(F.parse_group(s.pending[:s.pending_n], s.pending_n, opts)):
+        m = opts[o]
+        if guided:
+            used = s.ob_used or _pending_has(s, s.obligation)
+            if not reachable(hand, empty, 0, s.staged_value + F.meld_value(m), -1 if used else s.obligation,
+                               keep, can_close):
+                continue
+        mask[F.joker_action(m) if m[4] else COMMIT] = 1
+
+
+@jit
+def legal_mask(s, d, mask) -> None:
+    """mask.legal_mask: 1 for every legal action of the acting player."""
+    mask[:] = 0
+    if s.phase == OVER:
+        return
+    p = s.player
+    hand = s.hands[p]
+    can_close = s.turn >= _alive(s)
+    keep = 1 if can_close else 2
+    if s.phase == DRAW:
+        mask[DRAW_STOCK] = 1
+        if s.discard_n and _may_take(s, hand, s.discard[s.discard_n - 1], keep, can_close):
+            mask[DRAW_DISCARD] = 1
+        return
+    opened = s.opened[p]
+    hsize = s.hand_size[p]
+    ob = s.obligation
+    guided = ob >= 0 and not opened
+    if s.pending_n:
+        if guided:
+            opening_selects(hand, s.pending[:s.pending_n], s.pending_n, s.staged_value, -1 if s.ob_used else ob, keep,
+                              can_close, mask, SELECT)
+        else:
+            _pending_selects(s, hand, hsize - 1 - keep, opened, mask)
+        if s.pending_n >= 3 and s.n_melds < MAX_MELDS and hsize >= keep:
+            _commit_actions(s, hand, keep, can_close, guided, mask)
+        if opened and hsize >= keep:
+            opts = np.empty((MAX_OPTS, 5), np.int8)
+            for i in range(s.n_melds):
+                c = F.extend_options(s.melds[i], s.pending[:s.pending_n], s.pending_n, opts)
+                if c:
+                    mask[EXTEND + i] = 1
+                    if c > 1:
+                        mask[EXTEND_LOW + i] = 1
+        if not opened and s.undos:
+            mask[UNDO] = 1
+        return
+    if opened and ob >= 0:           # must_use: the taken card is the first card played
+        hand[ob] -= 1
+        group = np.empty(1, np.int8)
+        group[0] = ob
+        if _completable(s, group, 1, hand, hsize - 1, keep, True):
+            mask[SELECT + ob] = 1
+        hand[ob] += 1
+        return
+    room = hsize - 1 - keep
+    if guided:
+        opening_selects(hand, s.pending[:0], 0, s.staged_value, -1 if s.ob_used else ob, keep, can_close,
+                          mask, SELECT)
+    elif room >= 0:                  # mask._single_selects
+        if room >= 2 and s.n_melds < MAX_MELDS:
+            F.meldable_kinds(hand, mask, SELECT)
+        if opened:
+            for i in range(s.n_melds):
+                F.layoff_kinds(s.melds[i], hand, room, mask, SELECT)
+    if opened:
+        for i in range(s.n_melds):
+            if s.melds[i, 4] and hand[F.joker_standin(s.melds[i])]:
+                mask[SWAP + i] = 1
+    elif s.staged and s.undos:
+        mask[UNDO] = 1
+    if not guided or (s.ob_used and hsize == 1 and can_close):
         for k in range(NUM_KINDS):
-            if left[k] > 0 and not out[k]:
-                new = True
-        if not new:
-            continue
-        _take(full, o)
-        used = need < 0 or _holds(o, need)
-        if reachable(full, empty, 0, staged_value + S_VALUE[o], -1 if used else need, keep, can_close):
-            for k in range(NUM_KINDS):
-                if left[k] > 0:
-                    out[k] = True
-        _give(full, o)
-    for k in range(NUM_KINDS):
-        if out[k]:
-            mask[at + k] = 1
+            if hand[k]:
+                mask[DISCARD + k] = 1
