@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from baralho.core import fast_chance as R
 from baralho.core.compiled import record_lists
 from baralho.core.fast_chance import below
 from baralho.core.jit import jit
@@ -336,6 +337,53 @@ def observe(s, d, at, player: int, out) -> None:
         out[a_atrav + r] = s.atrav[q]
         out[a_fame + r] = s.fame[q]
         out[a_cards_laid + r] = s.laid_total[q]
+
+
+# ---------------------------------------------------------------------- hidden information
+@jit
+def resample_hidden(s, d, player: int, g) -> None:
+    """observation.resample_hidden, in place, drawing from ``g`` (a ``fast_chance`` generator)
+    what the reference draws from numpy's: the deck and the others' hand cards not known from
+    piles redealt; the sambista deck reshuffled under its known top (a known top stays)."""
+    n, K = s.num_players, s.hands.shape[1]
+    pool = np.empty(s.deck.size, np.int64)            # observation._hidden_pool, then sorted
+    m = 0
+    for i in range(s.deck_len):
+        pool[m] = s.deck[i]
+        m += 1
+    for q in range(n):
+        if q != player:
+            for k in range(K):
+                for _ in range(s.hands[q, k] - s.known[q, k]):
+                    pool[m] = k
+                    m += 1
+    pool[:m] = np.sort(pool[:m])
+    perm = np.arange(m)
+    R.shuffle(g, perm, m)                             # rng.permutation(len(pool))
+    dealt = np.empty(m, np.int64)
+    for i in range(m):
+        dealt[i] = pool[perm[i]]
+    for q in range(n):
+        if q != player:
+            unknown = s.hand_size[q]
+            for k in range(K):
+                s.hands[q, k] = s.known[q, k]
+                unknown -= s.known[q, k]
+            for _ in range(unknown):                  # pool.pop(): from the end
+                m -= 1
+                s.hands[q, dealt[m]] += 1
+    for i in range(m):
+        s.deck[i] = dealt[i]
+    for i in range(m, s.deck.size):
+        s.deck[i] = 0                                 # unused entries stay 0 (equal games, equal records)
+    s.deck_len = m
+    top = 1 if s.samb_top_known and s.samb_len else 0
+    under = s.samb_len - top
+    samb = np.sort(s.samb_deck[:under].astype(np.int64))
+    order = np.arange(under)
+    R.shuffle(g, order, under)
+    for i in range(under):
+        s.samb_deck[i] = samb[order[i]]
 
 
 # ---------------------------------------------------------------------- the game's end

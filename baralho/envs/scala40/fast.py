@@ -2,9 +2,10 @@
 
 One game is one record of :func:`state_dtype` (a numpy structured array row);
 a batch is an array of them. Each function below is the function of
-``rules.py`` (or ``observation.py``) with the same name, over that record; the
+``rules.py`` (or ``observation.py``: ``resample_hidden``) with the same name, over that record; the
 compiled twins of the other reference files sit beside it: ``fast_melds.py``
-(melds.py), ``fast_solver.py`` (solver.py), ``fast_mask.py`` (mask.py). The differential
+(melds.py), ``fast_solver.py`` (solver.py), ``fast_mask.py`` (mask.py),
+``fast_observation.py`` (observation.py's ``observe``). The differential
 tests (``tests/vector``) play both engines in lockstep and compare masks,
 observations, rewards and states after every step.
 
@@ -35,6 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from baralho.envs.scala40 import fast_melds as F
+from baralho.envs.scala40 import observation as O
+from baralho.envs.scala40.actions import NUM_ACTIONS
 from baralho.envs.scala40.fast_mask import _alive, _pending_has, legal_mask  # noqa: F401  (legal_mask: a primitive)
 from baralho.envs.scala40.fast_melds import (
     COMMIT,
@@ -52,26 +55,22 @@ from baralho.envs.scala40.fast_melds import (
     OVER,
     PENALTY,
     PLAY,
-    RUN,
     SELECT,
     SWAP,
     UNDO,
 )
+from baralho.envs.scala40.fast_observation import obs_offsets, observe  # noqa: F401  (primitives)
 from baralho.envs.scala40.observation import (
     DECK_MAX,
-    MELD_COLS,
-    NO_CARD,
-    P_COUNTS,
-    P_PILE,
-    P_RECENT,
-    P_SIZES,
-    P_STOCK,
-    P_STOCK_COUNTS,
-    RECENT,
-    STAGED_CAP,
-    TOTAL_CAP,
 )
-from baralho.envs.scala40.rules import ELIMINATION, HAND_SIZE, ROUNDS_PER_HAND, Scala40Game, Scala40State
+from baralho.envs.scala40.rules import (
+    ELIMINATION,
+    HAND_SIZE,
+    MAX_TURN_DECISIONS,
+    ROUNDS_PER_HAND,
+    Scala40Game,
+    Scala40State,
+)
 
 STATE = Scala40State
 TITLE = "Scala 40"
@@ -117,6 +116,9 @@ def state_dtype(n: int = MAX_PLAYERS) -> np.dtype:
     ])
 
 
+STATE_DTYPE = state_dtype()     # every record's dtype, whatever the config
+
+
 def new_records(game, count: int) -> np.ndarray:
     """``count`` empty games of ``game``'s config (deal() or to_record() fills them)."""
     c = game.config
@@ -125,16 +127,6 @@ def new_records(game, count: int) -> np.ndarray:
     st["reshuffle"], st["must_use"] = c.dealt_joker == "reshuffle", c.taken_discard == "must_use"
     st["shuffled"], st["needs_seed"] = c.turnover == "shuffled", game._needs_seed
     return st
-
-
-OBS_FIELDS = ("building", "to_act", "phase", "turn", "obligation", "progress", "place", "melds",
-              "discard_top", "players", "known", "discarded", "taken")
-(AT_BUILDING, AT_TO_ACT, AT_PHASE, AT_TURN, AT_OBLIGATION, AT_PROGRESS, AT_PLACE, AT_MELDS, AT_PILE,
- AT_PLAYERS, AT_KNOWN, AT_DISCARDED, AT_TAKEN) = range(len(OBS_FIELDS))
-
-
-def obs_offsets(game) -> np.ndarray:
-    return np.array([game.obs_layout.fields[name].start for name in OBS_FIELDS], np.int64)
 
 
 from baralho.core import fast_chance as R  # noqa: E402
@@ -497,98 +489,118 @@ def apply(s, d, action: int) -> bool:
     return _next_turn(s)
 
 
-# ---------------------------------------------------------------------- observation
+# ---------------------------------------------------------------------- hidden information
 @jit
-def _meld_row(out, at: int, m, staged: bool) -> None:
-    out[at] = 1
-    if m[0] == RUN:
-        s, lo, hi, jp = m[1], m[2], m[3], m[4]
-        out[at + 1] = 1
-        out[at + 3 + s] = 1
-        for q in range(lo, hi + 1):
-            out[at + 6 + q] = 1
-        if jp:
-            out[at + 21 + s] = 1
-            out[at + 24 + jp] = 1
-    else:
-        v, smask, js = m[1], m[2], m[4]
-        for t in range(4):
-            if (smask >> t) & 1:
-                out[at + 3 + t] = 1
-        out[at + 6 + v] = 1
-        if js:
-            out[at + 20 + js] = 1
-            out[at + 24 + v] = 1
-    if staged:
-        out[at + 2] = 1
+def resample_hidden(s, d, player: int, g) -> None:
+    """observation.resample_hidden, in place, drawing from ``g`` (a ``fast_chance`` generator)
+    what the reference draws from numpy's: opponents' unknown cards, the stock (while it holds
+    cards of unknown identity) and the generator redrawn; a redraw from which an opponent
+    part-way through its turn could not end it is rejected and drawn again."""
+    actor_hidden = s.phase == PLAY and s.player != player
+    stack = np.empty(MAX_TURN_DECISIONS + 2, STATE_DTYPE)     # the turn-end search's positions
+    orders = np.empty((MAX_TURN_DECISIONS + 2, NUM_ACTIONS), np.int16)
+    counts = np.empty(MAX_TURN_DECISIONS + 2, np.int64)
+    mask = np.empty(NUM_ACTIONS, np.int8)
+    for _ in range(O.MAX_REDRAWS):
+        stack[0] = s
+        _redraw(stack[0], s, player, g)
+        if not actor_hidden or _turn_can_end(stack, d, orders, counts, mask):
+            s_new = stack[0]
+            for i in range(s.num_players):
+                for k in range(NUM_KINDS):
+                    s.hands[i, k] = s_new.hands[i, k]
+            for j in range(s.stock_n):
+                s.stock[j] = s_new.stock[j]
+            s.seed = s_new.seed
+            return
+    raise RuntimeError("scala40: no redraw lets the player to act end the turn")
 
 
 @jit
-def observe(s, d, at, player: int, out) -> None:
-    """``player``'s observation into ``out``; ``at`` holds the fields' offsets (obs_offsets)."""
+def _redraw(t, s, player: int, g) -> None:
+    """observation._redraw into ``t`` (a copy of ``s``): one uniform redraw of what ``player``
+    does not know."""
     n = s.num_players
-    out[:] = 0
-    for k in range(NUM_KINDS):
-        out[k] = s.hands[player, k]
-    for i in range(s.pending_n):
-        out[at[AT_BUILDING] + s.pending[i]] += 1
-    if s.phase != OVER:
-        out[at[AT_TO_ACT] + (s.player - player) % n] = 1
-        out[at[AT_PHASE] + s.phase] = 1
-        t = at[AT_TURN]
-        actor_open = s.opened[s.player]
-        out[t] = s.turn >= _alive(s)
-        out[t + 1] = s.was_open
-        out[t + 2] = actor_open and not s.was_open
-        out[t + 3] = s.undos > 0 and not actor_open
-        out[t + 4] = min(s.staged_value, STAGED_CAP)
-        out[t + 5] = s.took >= 0
-        if s.obligation >= 0:
-            out[at[AT_OBLIGATION] + s.obligation] = 1
-    g = at[AT_PROGRESS]
-    out[g] = s.turn
-    out[g + 1] = s.turn_limit - s.turn
-    out[g + 2] = min(s.turnovers, 10)
-    out[at[AT_PLACE]] = s.first == player
-    place = 0                        # players still in who play before ``player`` in the first round
-    for d in range((player - s.first) % n):
-        if not s.eliminated[(s.first + d) % n]:
-            place += 1
-    out[at[AT_PLACE] + 1] = place
-    first_staged = s.n_melds - s.staged
-    for i in range(s.n_melds):
-        _meld_row(out, at[AT_MELDS] + i * MELD_COLS, s.melds[i], i >= first_staged)
-    b = at[AT_PILE]
-    for c in range(DECK_MAX):
-        out[b + P_PILE + c] = NO_CARD
-        out[b + P_STOCK + c] = NO_CARD
-    m = s.discard_n
-    if m:
-        out[b + s.discard[m - 1]] = 1
-    for c in range(m):
-        k = s.discard[m - 1 - c]
-        out[b + P_COUNTS + k] += 1
-        if c < RECENT:
-            out[b + P_RECENT + c * NUM_KINDS + k] = 1
-        out[b + P_PILE + c] = k
-    if not s.stock_hidden:
-        for c in range(s.stock_n):
-            k = s.stock[s.stock_n - 1 - c]
-            out[b + P_STOCK_COUNTS + k] += 1
-            out[b + P_STOCK + c] = k
-    out[b + P_SIZES] = s.stock_n
-    out[b + P_SIZES + 1] = m
-    for r in range(n):               # seat-relative rows
-        i = (player + r) % n
-        row = at[AT_PLAYERS] + 4 * r
-        out[row] = s.hand_size[i]
-        out[row + 1] = s.opened[i]
-        out[row + 2] = s.eliminated[i]
-        out[row + 3] = min(s.totals[i], TOTAL_CAP)
+    pool = np.empty(2 * DECK_MAX, np.int64)
+    m = 0
+    for i in range(n):
+        if i != player:
+            for k in range(NUM_KINDS):
+                for _ in range(s.hands[i, k] - s.known[i, k]):
+                    pool[m] = k
+                    m += 1
+    if s.stock_hidden:
+        for j in range(s.stock_n):
+            pool[m] = s.stock[j]
+            m += 1
+    pool[:m] = np.sort(pool[:m])                    # canonical: the draw depends only on what player knows
+    perm = np.arange(m)
+    R.shuffle(g, perm, m)                           # rng.permutation(len(pool))
+    at = 0
+    for i in range(n):
+        if i == player:
+            continue
+        unknown = s.hand_size[i]
         for k in range(NUM_KINDS):
-            out[at[AT_KNOWN] + NUM_KINDS * r + k] = s.known[i, k]
-            out[at[AT_DISCARDED] + NUM_KINDS * r + k] = s.discarded[i, k]
-            out[at[AT_TAKEN] + NUM_KINDS * r + k] = s.taken[i, k]
+            t.hands[i, k] = s.known[i, k]
+            unknown -= s.known[i, k]
+        for j in range(unknown):                    # the pool's first cards
+            t.hands[i, pool[perm[at + j]]] += 1
+        at += unknown
+    if s.stock_hidden:
+        for j in range(m - at):
+            t.stock[j] = pool[perm[at + j]]
+    if s.has_seed:
+        t.seed = R.next64(g) >> np.uint64(1)        # rng.integers(2**63): Lemire's draw is a shift here
+
+
+@jit
+def _turn_options(u, d, order, mask) -> int:
+    """turn_can_end's search at one position: -1 when a discard is legal (the turn can end), else
+    the legal actions into ``order`` (commits and lay-offs, then selects, then swaps and undo)."""
+    legal_mask(u, d, mask)
+    for a in range(DISCARD, NUM_ACTIONS):
+        if mask[a]:
+            return -1
+    count = 0
+    for lo, hi in ((COMMIT, SWAP), (SELECT, COMMIT), (SWAP, NUM_ACTIONS)):
+        for a in range(lo, hi):
+            if mask[a]:
+                order[count] = a
+                count += 1
+    return count
+
+
+@jit
+def _turn_can_end(stack, d, orders, counts, mask) -> bool:
+    """observation.turn_can_end of ``stack[0]``: its depth-first search (a budget of
+    ``SEARCH_BUDGET`` actions tried), on an explicit stack of positions (numba's cache and
+    recursion do not mix). A turn has at most ``MAX_TURN_DECISIONS`` decisions, so the stack's
+    depth is bounded."""
+    if stack[0].phase == OVER:
+        return True
+    counts[0] = _turn_options(stack[0], d, orders[0], mask)
+    if counts[0] < 0:
+        return True
+    pos = np.zeros(len(counts), np.int64)
+    left, level = O.SEARCH_BUDGET, 0
+    while level >= 0:
+        if pos[level] >= counts[level]:
+            level -= 1
+            continue
+        a = orders[level, pos[level]]
+        pos[level] += 1
+        left -= 1
+        if left < 0 or level + 1 >= len(counts):
+            return False
+        stack[level + 1] = stack[level]
+        apply(stack[level + 1], d, a)
+        level += 1
+        pos[level] = 0
+        counts[level] = _turn_options(stack[level], d, orders[level], mask)
+        if counts[level] < 0:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------- the game's end
