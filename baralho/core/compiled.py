@@ -112,24 +112,27 @@ def record_lists(record) -> dict:
 
 
 class CompiledState:
-    """One game as a one-record array, with its current mask and player to act, and the
-    observation of that player that the last step wrote (handed out once, then forgotten).
+    """One game as a one-record array, with its current mask and player to act, the
+    observation of that player that the last step wrote (handed out once, then forgotten),
+    and the config of the game that made it (a game refuses another config's state: its
+    kernel would read it with this config's tables).
 
     While the engine's kernel is still compiling in the background (first use: see
     :class:`CompiledGame`), the game is played by the reference engine: ``records`` is None and
     ``ref`` holds the reference state, until the kernel is ready and the state is converted."""
 
-    __slots__ = ("records", "mask", "player", "obs", "ref")
+    __slots__ = ("records", "mask", "player", "obs", "ref", "config")
 
     def __init__(self, records: np.ndarray | None, mask: np.ndarray, player: int, obs: np.ndarray | None = None,
-                 ref=None) -> None:
+                 ref=None, config: Any = None) -> None:
         self.records, self.mask, self.player, self.obs, self.ref = records, mask, player, obs, ref
+        self.config = config
 
     def copy(self) -> CompiledState:
         # masks are never written; the observation is not shared (each is handed out once)
         if self.records is None:
-            return CompiledState(None, self.mask, self.player, ref=self.ref.copy())
-        return CompiledState(copy_records(self.records), self.mask, self.player)
+            return CompiledState(None, self.mask, self.player, ref=self.ref.copy(), config=self.config)
+        return CompiledState(copy_records(self.records), self.mask, self.player, config=self.config)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CompiledState) or self.player != other.player:
@@ -140,9 +143,10 @@ class CompiledState:
 
     def __reduce__(self):
         if self.records is None:
-            return CompiledState, (None, self.mask, self.player, None, self.ref)
+            return CompiledState, (None, self.mask, self.player, None, self.ref, self.config)
         # as bytes: equal states pickle to equal bytes (test fingerprints rely on it)
-        return _restore, (_descr(self.records.dtype), self.records.tobytes(), self.mask.tobytes(), self.player)
+        return _restore, (_descr(self.records.dtype), self.records.tobytes(), self.mask.tobytes(), self.player,
+                          self.config)
 
 
 @functools.lru_cache(maxsize=64)
@@ -151,10 +155,10 @@ def _descr(dtype: np.dtype) -> list:
     return dtype.descr
 
 
-def _restore(descr, records: bytes, mask: bytes, player: int) -> CompiledState:
+def _restore(descr, records: bytes, mask: bytes, player: int, config: Any = None) -> CompiledState:
     m = np.frombuffer(mask, np.int8).copy()
     m.flags.writeable = False
-    return CompiledState(np.frombuffer(records, np.dtype(descr)).copy(), m, player)
+    return CompiledState(np.frombuffer(records, np.dtype(descr)).copy(), m, player, config=config)
 
 
 class CompiledGame:
@@ -215,7 +219,8 @@ class CompiledGame:
         over = self.reference.is_over(ref)
         mask = np.array(self.reference.legal_mask(ref), np.int8)
         mask.flags.writeable = False
-        return CompiledState(None, mask, -1 if over else self.reference.current_player(ref), ref=ref)
+        return CompiledState(None, mask, -1 if over else self.reference.current_player(ref), ref=ref,
+                             config=self.config)
 
     def _compiled(self, s: CompiledState) -> None:
         """A game played so far on the reference engine, converted in place (the kernel is ready)."""
@@ -253,7 +258,7 @@ class CompiledGame:
         mask = np.zeros(self.num_actions, np.int8)
         self._one(records, batch.MASK, 0, 0, _NO_LEGAL, mask, self._no_obs)
         mask.flags.writeable = False
-        return CompiledState(records, mask, self.reference.current_player(ref_state))
+        return CompiledState(records, mask, self.reference.current_player(ref_state), config=self.config)
 
     def to_reference(self, s: CompiledState):
         if s.records is None:
@@ -272,7 +277,7 @@ class CompiledGame:
         mask = np.zeros(self.num_actions, np.int8)
         player = self._one(records, batch.DEAL, 0, 0, _NO_LEGAL, mask, self._no_obs, self._draws(self.reference, rng))
         mask.flags.writeable = False
-        return CompiledState(records, mask, player)
+        return CompiledState(records, mask, player, config=self.config)
 
     def current_player(self, s: CompiledState) -> int:
         return s.player

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+
+from baralho.core.checks import StateError
 
 
 class IllegalActionError(ValueError):
@@ -91,3 +94,87 @@ class VectorEnv:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.env_id} num_envs={self.num_envs} threads={self.threads}>"
+    def _loadable(self, i: int, state):
+        """``state`` as a checked copy of a reference state of this env's game, to load into env
+        ``i``; nothing is written before this returns (see :func:`loadable_state`)."""
+        return loadable_state(self.game, state, f"set_state({i}, state)")
+
+
+
+def state_class(game) -> type:
+    """The class of ``game``'s states (a reference game's): its compiled module's ``STATE`` where
+    it has one, else the class of a deal."""
+    from baralho.core.compiled import compiled_module
+
+    fast = compiled_module(game)
+    return fast.STATE if fast is not None else type(game.new_state(np.random.default_rng(0)))
+
+
+def loadable_state(game, state, where: str = "state"):
+    """A copy of ``state`` that an engine of ``game`` (a reference game: ``venv.game``) may load,
+    checked in full first: nothing is written anywhere before it returns.
+
+    * the AEC env's compiled state (``env.unwrapped.game_state`` on the compiled engine, a
+      ``CompiledState``) is converted, when it is this game's record layout;
+    * any other object than this game's state class is a ``TypeError``;
+    * every field must have this config's shape and range (the game's
+      ``checks.loadable_state``: a card id past the deck, a seat past the table, another player
+      count), and the game's invariants must hold (every card in one place, scores that add up):
+      else a ``ValueError`` naming the field; the state's derived caches are rebuilt;
+    * a finished game is refused: a batch env always holds a game in progress (``step`` re-deals
+      a finished one), so a finished one would have no legal action and wedge the batch."""
+    from baralho.core.compiled import CompiledState
+
+    env_id, cls = game.env_id, state_class(game)
+    fix = (f"load a {cls.__name__} of this config ({_config_text(game)}) from get_state(i), game.new_state(rng) "
+           f"or env.unwrapped.game_state of baralho.make({env_id!r}, ...)")
+    if isinstance(state, CompiledState):
+        state = _from_compiled(game, state, where, fix)
+    if type(state) is not cls:
+        raise TypeError(f"{env_id}: {where}: expected a {cls.__name__}, got {type(state).__name__}; {fix}")
+    checks = importlib.import_module(type(game).__module__.rpartition(".")[0] + ".checks")
+    try:
+        copy = checks.loadable_state(game, state)
+    except StateError as err:
+        raise ValueError(f"{env_id}: {where}: {err}; {fix}") from None
+    except Exception as err:       # noqa: BLE001 - a field of the wrong kind deeper down
+        raise ValueError(f"{env_id}: {where}: a malformed state ({err!r}); {fix}") from None
+    try:
+        game.check_invariants(copy)
+    except Exception as err:       # noqa: BLE001 - AssertionError, or what a broken state makes them raise
+        raise ValueError(f"{env_id}: {where}: the state breaks the rules' invariants "
+                         f"({str(err) or type(err).__name__}); {fix}") from None
+    if game.is_over(copy):
+        raise ValueError(f"{env_id}: {where}: the game in this state is over; a batch env always holds a game "
+                         f"in progress (step re-deals a finished one), so load a position before its end")
+    return copy
+
+
+def _from_compiled(game, state, where: str, fix: str):
+    """The reference state of the AEC env's compiled ``state``, when it is one of ``game``'s config."""
+    from baralho.core.compiled import compiled_module
+
+    env_id = game.env_id
+    if state.config != game.config:
+        other = "config" if type(state.config) is type(game.config) else "game"
+        raise ValueError(f"{env_id}: {where}: a compiled state of another {other} ({state.config}); {fix}")
+    if state.records is None:              # played by the reference engine while the kernel compiles
+        return state.ref
+    fast = compiled_module(game)
+    records = state.records
+    if not (isinstance(records, np.ndarray) and records.shape == (1,)
+            and records.dtype == fast.new_records(game, 1).dtype):
+        raise ValueError(f"{env_id}: {where}: a compiled state of another game or deck; {fix}")
+    try:
+        return fast.from_record(records[0], fast.STATE, game)
+    except Exception as err:   # noqa: BLE001 - another config's record: say so, whatever broke
+        raise ValueError(f"{env_id}: {where}: a compiled state of another config ({err!r}); {fix}") from None
+
+
+def _config_text(game) -> str:
+    import dataclasses
+
+    config = game.config
+    if dataclasses.is_dataclass(config):
+        return ", ".join(f"{f.name}={getattr(config, f.name)!r}" for f in dataclasses.fields(config))
+    return repr(config)

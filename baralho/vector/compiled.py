@@ -7,7 +7,7 @@ import numba as nb
 import numpy as np
 
 from baralho.core import batch
-from baralho.core.compiled import RecordLists
+from baralho.core.compiled import RecordLists, record_lists
 from baralho.vector.base import VectorEnv
 
 
@@ -82,10 +82,31 @@ class CompiledVector(VectorEnv):
         return self.fast.from_record(self._records[self._index(i)], self.fast.STATE, self.game)
 
     def set_state(self, i: int, state) -> None:
+        """Load ``state`` into env ``i``: checked in full (``base.loadable_state``), written into a
+        copy of the record and read back (every field must fit the record exactly), and only then
+        copied in; a refused state leaves env ``i`` as it was."""
         self._check_reset()
         i = self._index(i)
-        self.fast.to_record(self._records[i], state, self.game)
+        self._records[i] = self._record_of(i, self._loadable(i, state))
         self._run_one(i)
+
+    def _record_of(self, i: int, state) -> np.ndarray:
+        """Env ``i``'s record holding ``state`` (a checked reference state), written into a copy
+        and read back: every field must fit the record exactly (a value too wide for its field
+        would be cut in silence); its rng is env ``i``'s, so the env's stream goes on."""
+        record = self._records[i:i + 1].copy()
+        try:
+            self.fast.to_record(record[0], state, self.game)
+            same = getattr(self.fast, "same_state", None)
+            fits = (same(record_lists(record[0]), state, self.game) if same is not None
+                    else self.fast.from_record(record[0], self.fast.STATE, self.game) == state)
+            why = ""
+        except (ValueError, OverflowError, IndexError, TypeError) as err:
+            fits, why = False, f" ({err})"
+        if not fits:
+            raise ValueError(f"{self.env_id}: set_state({i}, state): the state does not fit the compiled "
+                             f"engine's record{why}; load a state from get_state(i) or game.new_state(rng)")
+        return record[0]
 
     def _run_one(self, i: int) -> None:
         # env i's legal mask again (the batch kernel on that one env: its decision is rewritten)

@@ -71,5 +71,8 @@ class ReferenceVector(VectorEnv):
         return self._states[self._index(i)].copy()
 
     def set_state(self, i: int, state) -> None:
+        """Load a checked copy of ``state`` into env ``i`` (``base.loadable_state``); a refused
+        state leaves env ``i`` as it was."""
         self._check_reset()
-        self._states[self._index(i)] = state.copy()
+        i = self._index(i)
+        self._states[i] = self._loadable(i, state)

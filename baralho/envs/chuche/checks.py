@@ -165,3 +165,51 @@ def check_invariants(game, s) -> None:
         if s.phase == ROUBAR_WINDOW:
             assert s.held[s.actor][ESCUDO] > 0 and s.chuche_played
     assert s.nfree == sum(1 for c in s.table if s.owner[c] < 0)
+
+
+def loadable_state(game, s):
+    """A copy of ``s`` to load into an engine, after checking that every field has this config's
+    shape and range (``baralho.core.checks``: the compiled kernels index tables with them). The
+    conservation rules are ``check_invariants``'s, run after this."""
+    from baralho.core import checks as K
+    from baralho.envs.chuche.cards import BACK_VALUES, NUM_CARDS, NUM_CHUCHE, NUM_COLOURS, PER_COLOUR
+    from baralho.envs.chuche.observation import CONT_END, CONT_MAIN
+
+    n, card, seat = game.num_players, (0, NUM_CARDS - 1), (0, game.num_players - 1)
+    K.flag(s.over, "over")
+    K.rows(s.hands, "hands", n, *card, max_width=3)                 # one per player: the player count first
+    K.integers(s.colours, "colours", 0, NUM_COLOURS - 1, length=game.num_colours)
+    if s.colours[0] != 0 or list(s.colours) != sorted(set(s.colours)):
+        raise K.StateError(f"field colours={s.colours!r} must start with 0 (red) and increase")
+    in_play = tuple(col * PER_COLOUR + j for col in s.colours for j in range(PER_COLOUR))
+    if tuple(s.in_play) != in_play:
+        raise K.StateError(f"field in_play must list the cards of colours {tuple(s.colours)}: {in_play}")
+    K.integers(s.back, "back", 0, max(BACK_VALUES), length=NUM_CARDS)
+    if any((s.back[c] in BACK_VALUES) != (c in in_play) for c in range(NUM_CARDS)):
+        raise K.StateError(f"field back: a card in play has a back in {BACK_VALUES}, every other card 0")
+    for name in ("stock", "table", "discard", "cap_sel"):
+        K.integers(getattr(s, name), name, *card, max_length=NUM_CARDS)
+    K.integers(s.owner, "owner", -1, n - 1, length=NUM_CARDS)
+    K.rows(s.piles, "piles", n, *card, max_width=NUM_CARDS)
+    K.integers(s.chuche_deck, "chuche_deck", 0, len(CHUCHE_COUNTS) - 1, max_length=NUM_CHUCHE)
+    K.rows(s.held, "held", n, 0, NUM_CHUCHE, width=len(CHUCHE_COUNTS))
+    K.rows(s.used, "used", n, 0, NUM_CHUCHE, width=len(CHUCHE_COUNTS))
+    K.integer(s.turn, "turn", *seat)
+    K.integer(s.actor, "actor", -1 if s.over else 0, n - 1)
+    K.integer(s.phase, "phase", MAIN, BOMBA_ROUND)
+    K.flag(s.chuche_played, "chuche_played")
+    K.integer(s.cap_card, "cap_card", -1, NUM_CARDS - 1)
+    K.integer(s.cap_sum, "cap_sum", 0, 127)
+    K.integers(s.queue, "queue", *seat, max_length=n)
+    K.integer(s.cont, "cont", CONT_MAIN, CONT_END)
+    K.integer(s.bomba_hits, "bomba_hits", 0, NUM_CARDS)
+    K.integers(s.scores, "scores", 0, 2**31 - 1, length=n)
+    K.integer(s.rounds_played, "rounds_played", 0, game.max_rounds)
+    K.integer(s.decisions, "decisions", 0, game.max_decisions)
+    K.integer(s.round_decisions, "round_decisions", 0, game.round_bound)
+    K.numbers(s.rets, "rets", n)
+    K.integer(s.seed, "seed", 0, 2**64 - 1)
+    K.integer(s.draws, "draws", 0, 2**63 - 1)
+    K.integer(s.nfree, "nfree", 0, NUM_CARDS)
+    K.integer(s.must_use, "must_use", -1, NUM_KINDS - 1)
+    return s.copy()

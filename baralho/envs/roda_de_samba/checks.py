@@ -205,3 +205,56 @@ def check_observation(game, s) -> None:
         names = {f.name for f in game.encoder.base_layout.fields.values()
                  for i in bad if f.start <= i < f.stop}
         raise AssertionError(f"incremental observation differs from a rebuild in {sorted(names)}")
+
+
+def loadable_state(game, s):
+    """A copy of ``s`` to load into an engine, after checking that every field has this config's
+    shape and range (``baralho.core.checks``: the compiled kernels index tables with them), its
+    base observation rebuilt from the other fields (a state's own is not trusted). The
+    conservation rules are ``check_invariants``'s, run after this."""
+    import copy
+
+    from baralho.core import checks as K
+
+    n, d = game.num_players, game.deck
+    C, Kn, KI, NI, S = game.C, game.K, game.KI, game.I, game.S
+    T = d.num_instrument_cards + d.kind_copies[-1]          # every card: the most a pile or hand holds
+    K.flag(s.over, "over")
+    over = bool(s.over)
+    for name in ("hands", "known"):
+        K.rows(getattr(s, name), name, n, 0, 127, width=Kn)
+    K.integers(s.hand_size, "hand_size", 0, T, length=n)
+    K.integers(s.deck, "deck", 0, Kn - 1, max_length=T)
+    K.rows(s.piles, "piles", C, 0, 127, width=Kn)
+    K.integers(s.pile_size, "pile_size", 0, T, length=C)
+    K.rows(s.space_inst, "space_inst", n, -1, NI - 1, width=SPACES)
+    K.rows(s.space_count, "space_count", n, 0, T, width=SPACES)
+    K.rows(s.space_nums, "space_nums", n, 0, 2**31 - 1, width=SPACES)
+    K.rows(s.inst_space, "inst_space", n, -1, SPACES - 1, width=NI)
+    K.rows(s.laid, "laid", n, 0, 127, width=KI)
+    K.integers(s.laid_total, "laid_total", 0, T, length=n)
+    K.rows(s.called, "called", n, 0, S - 1, max_width=S)
+    K.integers(s.reserved, "reserved", -1, S - 1, length=n)
+    K.integers(s.row, "row", -1, S - 1, length=ROW)
+    K.integers(s.samb_deck, "samb_deck", 0, S - 1, max_length=S)
+    K.integers(s.atrav, "atrav", 0, SPACES, length=n)
+    K.integers(s.fame, "fame", -2**15, 2**15 - 1, length=n)
+    K.flag(s.samb_top_known, "samb_top_known")
+    K.integer(s.player, "player", -1 if over else 0, n - 1)
+    K.integer(s.phase, "phase", -1 if over else 0, len(PHASES) - 1)
+    K.integer(s.bang, "bang", -1, 3)
+    K.integers(s.selected, "selected", 0, KI - 1, max_length=MAX_GROUP)
+    K.integer(s.sel_inst, "sel_inst", -1, NI - 1)
+    calls = set(range(game.A_CALL, game.A_CALL + ROW)) | {game.A_CALL_RESERVED}
+    K.integers(s.callable, "callable", min(calls), max(calls), max_length=ROW + 1)
+    K.distinct(s.callable, "callable")
+    K.flag(s.called_this_turn, "called_this_turn")
+    K.integer(s.turns, "turns", 0, 2**31 - 1)
+    K.integer(s.round, "round", 0, game.config.max_rounds)
+    K.flag(s.end_triggered, "end_triggered")
+    K.numbers(s.returns, "returns", n)
+    c = copy.copy(s)
+    c.obs = np.zeros(0, np.int16)
+    c = c.copy()
+    c.obs = game.encoder.rebuild(c)
+    return c

@@ -23,3 +23,23 @@ def check_invariants(game, s) -> None:
         assert s.final == game.final_rewards(s)
     else:
         assert s.round < game.max_rounds and s.final == []
+
+
+def loadable_state(game, s):
+    """A copy of ``s`` to load into an engine, after checking that every field has this config's
+    shape and range (``baralho.core.checks``: the compiled kernels index tables with them). The
+    conservation rules are ``check_invariants``'s, run after this."""
+    from baralho.core import checks as K
+    from baralho.envs.rodizio.actions import MAX_STACK
+
+    card = (0, C.NUM_CARDS - 1)
+    K.flag(s.over, "over")
+    K.rows(s.stacks, "stacks", C.NUM_PLATES, *card, max_width=MAX_STACK)
+    K.integers(s.plates, "plates", *card, length=C.NUM_PLATES)
+    K.rows(s.eaten, "eaten", game.num_eaters, *card, max_width=MAX_STACK)
+    K.integers(s.totals, "totals", 0, C.TOTAL_VALUE, length=game.num_eaters)
+    K.integer(s.seat, "seat", 0, game.num_players - 1)
+    K.integer(s.round, "round", 0, game.max_rounds)
+    K.integer(s.pending, "pending", -1, C.NUM_PLATES - 1)
+    K.numbers(s.final, "final", game.num_players if s.over else 0)
+    return s.copy()

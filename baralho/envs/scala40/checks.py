@@ -267,3 +267,60 @@ def check_invariants(game, s) -> None:
         assert game.alive(s) >= 2 or not game.match
         if s.phase == DRAW:
             assert not s.pending and not s.staged and s.stock, "draw phase with cards in play"
+
+
+def loadable_state(game, s):
+    """A copy of ``s`` to load into an engine, after checking that every field has this config's
+    shape and range (``baralho.core.checks``: the compiled kernels index tables with them), its
+    ready-made observation pieces rebuilt from its lists (a state's own are not trusted). The
+    conservation rules are ``check_invariants``'s, run after this."""
+    import copy
+    import dataclasses
+
+    from baralho.core import checks as K
+    from baralho.envs.scala40.melds import MAX_RUN
+    from baralho.envs.scala40.observation import DECK_MAX
+    from baralho.envs.scala40.rules import _DERIVED, OVER, ROUNDS_PER_HAND, Scala40Game, Scala40State
+
+    n, kind = game.num_players, (0, NUM_KINDS - 1)
+    K.integer(s.num_players, "num_players", n, n)
+    for name in ("hands", "known", "discarded", "taken"):
+        K.rows(getattr(s, name), name, n, 0, 4, width=NUM_KINDS)
+    K.integers(s.hand_size, "hand_size", 0, DECK_MAX, length=n)
+    K.integers(s.stock, "stock", *kind, max_length=DECK_MAX)
+    K.integers(s.discard, "discard", *kind, max_length=DECK_MAX)
+    for k, m in enumerate(K.sequence(s.melds, "melds", max_length=A.MAX_MELDS)):
+        if not isinstance(m, tuple):
+            raise K.StateError(f"field melds[{k}] must be a tuple (type, a, b, c, j), got {type(m).__name__}")
+        K.integers(m, f"melds[{k}]", 0, 15, length=5)
+    K.integers(s.pending, "pending", *kind, max_length=MAX_RUN)
+    K.integer(s.player, "player", 0, n - 1)
+    K.integer(s.phase, "phase", 0, OVER)
+    K.integer(s.first, "first", 0, n - 1)
+    K.integer(s.turn_limit, "turn_limit", 0, ROUNDS_PER_HAND * n)
+    K.integer(s.turn, "turn", 0, s.turn_limit)
+    K.flags(s.opened, "opened", n)
+    K.flag(s.was_open, "was_open")
+    K.integer(s.staged, "staged", 0, A.MAX_MELDS)
+    K.integer(s.staged_value, "staged_value", 0, 2**15 - 1)
+    K.integer(s.obligation, "obligation", -1, NUM_KINDS - 1)
+    K.flag(s.ob_used, "ob_used")
+    K.integer(s.took, "took", -1, NUM_KINDS - 1)
+    K.integer(s.undos, "undos", 0, 1)
+    K.integers(s.totals, "totals", 0, 2**31 - 1, length=n)
+    K.flags(s.eliminated, "eliminated", n)
+    K.integers(s.last_penalties, "last_penalties", 0, 2**31 - 1, length=n)
+    K.integer(s.hands_played, "hands_played", 0, 2**31 - 1)
+    K.integer(s.turnovers, "turnovers", 0, 2**31 - 1)
+    K.flag(s.stock_hidden, "stock_hidden")
+    K.integers(s.winners, "winners", 0, n - 1, max_length=n)
+    K.distinct(s.winners, "winners")
+    K.numbers(s.returns, "returns", n)
+    if s.seed is not None:
+        K.integer(s.seed, "seed", 0, 2**64 - 1)
+    K.integer(s.draws, "draws", 0, 2**63 - 1)
+    c = object.__new__(Scala40State)
+    c.__dict__.update({f.name: copy.deepcopy(getattr(s, f.name)) for f in dataclasses.fields(Scala40State)
+                       if f.name not in _DERIVED})
+    Scala40Game._sync(c)
+    return c

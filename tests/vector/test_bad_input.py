@@ -1,0 +1,138 @@
+"""Careless and hostile input to baralho.vector: refused with an error that names it, before any
+env changes; never a crash of the interpreter, a read outside a table or a silently wrong state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import baralho
+import baralho.vector as bv
+from baralho.envs import compiled_ids
+
+ENGINES = ["compiled", "reference"]
+
+
+def batch(env_id: str, engine: str, num_envs: int = 4, **config):
+    venv = bv.make(env_id, num_envs=num_envs, seed=3, engine=engine, **config)
+    venv.reset()
+    return venv
+
+
+def snapshot(venv) -> tuple:
+    obs, mask, seat = venv.observe()
+    return [venv.get_state(i) for i in range(venv.num_envs)], obs.tobytes(), mask.tobytes(), seat.tolist()
+
+
+def finished(game, seed: int = 0):
+    s = game.new_state(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    while not game.is_over(s):
+        game.apply(s, int(rng.choice(np.flatnonzero(game.legal_mask(s)))))
+    return s
+
+
+def refused(venv, i, state, error, match) -> None:
+    """set_state(i, state) raises ``error`` matching ``match`` and changes no env; the batch plays on."""
+    before = snapshot(venv)
+    with pytest.raises(error, match=match):
+        venv.set_state(i, state)
+    assert snapshot(venv) == before
+    mask = venv.observe()[1]
+    venv.step(mask.argmax(1))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_set_state_refuses_what_is_not_a_state_of_this_game(engine):
+    venv = batch("rodizio_v1", engine)
+    chuche = baralho.make("chuche_v1", engine="reference").unwrapped.game
+    refused(venv, 1, None, TypeError, r"set_state\(1, state\): expected a RodizioState, got NoneType")
+    refused(venv, 1, chuche.new_state(np.random.default_rng(0)), TypeError, "expected a RodizioState, got ChucheState")
+    aec = baralho.make("chuche_v1")                                   # the compiled engine's state
+    aec.reset(seed=0)
+    refused(venv, 1, aec.unwrapped.game_state, ValueError, "a compiled state of another game")
+    refused(venv, 1, venv, TypeError, "expected a RodizioState")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_set_state_takes_the_aec_envs_compiled_state(engine):
+    venv = batch("rodizio_v1", engine)
+    env = baralho.make("rodizio_v1")
+    env.reset(seed=5)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    venv.set_state(2, env.unwrapped.game_state)
+    game = env.unwrapped.game
+    assert venv.get_state(2) == game.to_reference(env.unwrapped.game_state)
+    obs, mask, seat = venv.observe()
+    assert seat[2] == game.current_player(env.unwrapped.game_state)
+    assert np.array_equal(obs[2], env.observe(env.agent_selection)["observation"])
+    other = baralho.make("rodizio_v1", num_players=3)                 # same record layout, another config
+    other.reset(seed=0)
+    refused(venv, 2, other.unwrapped.game_state, ValueError, "another config")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_set_state_refuses_another_player_count(engine):
+    venv = batch("chuche_v1", engine, num_players=2)
+    three = baralho.make("chuche_v1", engine="reference", num_players=3).unwrapped.game
+    refused(venv, 0, three.new_state(np.random.default_rng(1)), ValueError, r"field hands must have 2 items")
+    venv = batch("scala40_v1", engine, num_players=2)
+    three = baralho.make("scala40_v1", engine="reference", num_players=3).unwrapped.game
+    refused(venv, 0, three.new_state(np.random.default_rng(1)), ValueError, "field num_players=3")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("change, match", [
+    (lambda s: s.plates.__setitem__(0, 18), r"field plates\[0\]=18 is outside 0..17"),      # a card past the deck
+    (lambda s: s.stacks[1].append(40), r"field stacks\[1\]\[\d+\]=40"),
+    (lambda s: setattr(s, "seat", 2), "field seat=2 is outside 0..1"),                    # a seat past the table
+    (lambda s: setattr(s, "seat", -1), "field seat=-1"),
+    (lambda s: setattr(s, "pending", 7), "field pending=7"),
+    (lambda s: setattr(s, "seat", "0"), "field seat must be an integer"),
+    (lambda s: s.eaten.pop(), "field eaten must have 3 items"),
+    (lambda s: s.totals.__setitem__(0, s.totals[0] + 1), "invariants"),                  # in range, inconsistent
+    (lambda s: setattr(s, "plates", s.plates[:2] + [s.stacks[0][0]]), "invariants"),      # a card in two places
+])
+def test_set_state_refuses_a_hand_built_state_out_of_range_or_inconsistent(engine, change, match):
+    venv = batch("rodizio_v1", engine)
+    s = venv.get_state(0)
+    change(s)
+    refused(venv, 0, s, ValueError, match)
+
+
+@pytest.mark.parametrize("env_id", compiled_ids())
+@pytest.mark.parametrize("engine", ENGINES)
+def test_set_state_refuses_a_finished_game_on_both_engines(env_id, engine):
+    venv = batch(env_id, engine, num_envs=2)
+    refused(venv, 0, finished(venv.game), ValueError, "over; .*load a position before its end")
+
+
+def test_out_of_range_card_ids_are_refused_in_every_game():
+    """A card id past the deck, in each game's own list of cards (the compiled kernels index
+    their card tables with it)."""
+    cases = {
+        "chuche_v1": lambda s: s.table.__setitem__(0, 200),
+        "roda_de_samba_v1": lambda s: s.deck.__setitem__(0, 500),
+        "scala40_v1": lambda s: s.stock.__setitem__(0, 53),
+    }
+    for env_id, change in cases.items():
+        venv = batch(env_id, "compiled", num_envs=2)
+        s = venv.get_state(1)
+        change(s)
+        refused(venv, 1, s, ValueError, "is outside")
+    venv = batch("roda_de_samba_v1", "compiled", num_envs=2)
+    s = venv.get_state(0)
+    s.callable = [0]                       # the kernel marks these in the mask: only call actions
+    refused(venv, 0, s, ValueError, r"field callable\[0\]=0 is outside")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_indices_are_checked(engine):
+    venv = batch("rodizio_v1", engine)
+    s = venv.get_state(0)
+    for i in (4, -1, 1.0, True, "0"):
+        with pytest.raises(IndexError, match="env index"):
+            venv.set_state(i, s)
+        with pytest.raises(IndexError, match="env index"):
+            venv.get_state(i)
+
