@@ -227,10 +227,6 @@ class CompiledGame:
         c = self.from_reference(s.ref)
         s.records, s.mask, s.player, s.ref = c.records, c.mask, c.player, None
 
-    def __reduce__(self):
-        # the fast module and the kernels are found again from the reference game
-        return CompiledGame, (self.reference, self.fast)
-
     def _one(self, records, op: int, action: int, player: int, legal, mask, obs, draws=None) -> int:
         """The ``one`` kernel on ``records``. numba's dispatcher types every argument on every
         call, and typing a structured (record) array is slow (4-5 us of a 2 us step): once
@@ -249,6 +245,33 @@ class CompiledGame:
             self._entry = overload.entry_point if overload is not None else None
         return out
 
+    def __reduce__(self):
+        # by its reference game and its fast module's name: a module (and the jitted entry points)
+        # does not pickle, and the env's copies and pickles (search, multiprocessing, RLlib) need it
+        return _compiled_game, (self.reference, self.fast.__name__)
+
+    def _check(self, s: CompiledState, action=None) -> None:
+        """Refuse a state of another game or config, or an ``action`` that is no action id, before
+        the kernel reads them: it indexes its tables with the state's fields without bounds
+        checks, and numba would compile another version for another record dtype or action type."""
+        if not isinstance(s, CompiledState) or s.config is not self.config:
+            self._check_config(s)
+        if action is not None and not ((type(action) is int or isinstance(action, np.integer))
+                                       and 0 <= action < self.num_actions):
+            raise self._illegal(s, action)
+
+    def _check_config(self, s) -> None:
+        if isinstance(s, CompiledState) and s.config == self.config:
+            s.config = self.config             # an equal config (a pickled state's): the next check is `is`
+            return
+        got = f"config {s.config}" if isinstance(s, CompiledState) else type(s).__name__
+        raise ValueError(f"{self.env_id}: a state of another game or config ({got}); this game's config "
+                         f"is {self.config}: use its own states (new_state, env.unwrapped.game_state)")
+
+    def _illegal(self, s: CompiledState, action) -> ValueError:
+        legal = np.flatnonzero(s.mask).tolist()
+        return ValueError(f"{self.env_id}: illegal action {action!r} for seat {s.player}; legal actions: {legal}")
+
     # ------------------------------------------------------------ conversion
     def from_reference(self, ref_state) -> CompiledState:
         if not self._ready():
@@ -261,6 +284,7 @@ class CompiledGame:
         return CompiledState(records, mask, self.reference.current_player(ref_state), config=self.config)
 
     def to_reference(self, s: CompiledState):
+        self._check(s)
         if s.records is None:
             return s.ref.copy()
         return self.fast.from_record(s.records[0], self.fast.STATE, self.reference)
@@ -289,13 +313,12 @@ class CompiledGame:
         return s.mask
 
     def _apply(self, s: CompiledState, action: int, op: int, obs) -> list[float] | None:
+        self._check(s, action)
         if s.records is None and self._ready():
             self._compiled(s)
         if s.records is None:                  # still on the reference engine
-            if not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions and s.mask[action]):
-                legal = np.flatnonzero(s.mask).tolist()
-                raise ValueError(f"{self.env_id}: illegal action {action!r} for seat {s.player}; "
-                                 f"legal actions: {legal}")
+            if not s.mask[action]:
+                raise self._illegal(s, action)
             r = self.reference.apply(s.ref, int(action))
             warm = self._warm(s.ref)
             s.mask, s.player = warm.mask, warm.player
@@ -305,8 +328,7 @@ class CompiledGame:
         mask = np.empty(self.num_actions, np.int8)
         player = self._one(s.records, op, action, 0, s.mask, mask, obs)
         if player == batch.ILLEGAL:
-            legal = np.flatnonzero(s.mask).tolist()
-            raise ValueError(f"{self.env_id}: illegal action {action!r} for seat {s.player}; legal actions: {legal}")
+            raise self._illegal(s, action)
         s.player = player
         mask.setflags(write=False)
         s.mask = mask
@@ -335,6 +357,7 @@ class CompiledGame:
                 or not 0 <= player < self.num_players:
             raise ValueError(f"{self.env_id}: observe(state, player={player!r}): player must be a seat in "
                              f"0..{self.num_players - 1}")
+        self._check(s)
         if s.records is None:
             return np.asarray(self.reference.observe(s.ref, player), self._obs_dtype)
         out = np.empty(self._obs_size, self._obs_dtype)
@@ -369,6 +392,10 @@ class CompiledGame:
         self.reference.check_invariants(ref)
         assert self.reference.current_player(ref) == s.player, "compiled player to act drifted"
         assert np.array_equal(self.reference.legal_mask(ref), s.mask), "compiled mask drifted"
+
+
+def _compiled_game(reference: Any, module: str) -> CompiledGame:
+    return CompiledGame(reference, importlib.import_module(module))
 
 
 def _compile_in_background(game: CompiledGame):

@@ -42,6 +42,29 @@ from baralho.vector.base import IllegalActionError, VectorEnv
 __all__ = ["IllegalActionError", "VectorEnv", "make"]
 
 
+def adapter_options() -> tuple[str, ...]:
+    """The AEC env's own options (``render_mode``, ``illegal_action``, ...): not game config,
+    so a vector env refuses them rather than ignore them."""
+    import inspect
+
+    from baralho.core.aec import BaralhoEnv
+
+    return tuple(name for name in inspect.signature(BaralhoEnv.__init__).parameters
+                 if name not in ("self", "game", "engine"))
+
+
+def _refuse_adapter_options(env_id: str, config: dict) -> None:
+    from baralho.core.config import ConfigError
+
+    given = sorted(set(config) & set(adapter_options()))
+    if given:
+        one = len(given) == 1
+        raise ConfigError(f"{env_id}: {', '.join(given)} {'is an option' if one else 'are options'} of the AEC env "
+                          f"(baralho.make), not of a vector env: an illegal action raises IllegalActionError here "
+                          f"and nothing renders; remove {'it' if one else 'them'} "
+                          f"(venv.game.render_text(venv.get_state(i)) shows an env's table)")
+
+
 def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int = 1,
          engine: str | None = None, copy: bool = True, **config) -> VectorEnv:
     """``num_envs`` games of ``env_id`` stepped together (see the module docstring)."""
@@ -55,6 +78,7 @@ def make(env_id: str, num_envs: int = 1, seed: int | None = None, threads: int =
         raise ConfigError(f"{env_id}: threads={threads!r} must be a positive integer")
     if not isinstance(copy, bool):
         raise ConfigError(f"{env_id}: copy={copy!r} must be True or False")
+    _refuse_adapter_options(env_id, config)
     game = baralho.make(env_id, engine="reference", **config).unwrapped.game
     compiled = has_module(env_id, "fast")
     if engine is None:

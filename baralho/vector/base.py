@@ -53,16 +53,26 @@ class VectorEnv:
         raise NotImplementedError
 
     # shared checks -----------------------------------------------------------
-    def _actions(self, actions) -> np.ndarray:
+    def _actions(self, actions, on: np.ndarray) -> np.ndarray:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"{self.env_id}: actions must have shape ({self.num_envs},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"{self.env_id}: actions must be integers, got dtype {a.dtype}")
+        self._refuse_past_int64(a, on)
         # one array type for the kernels, whatever the caller's (strided, read-only, narrower
         # integers): numba compiles a kernel per array type
         a = np.ascontiguousarray(a, dtype=np.int64)
         return a if a.flags.writeable else a.copy()
+
+    def _refuse_past_int64(self, a: np.ndarray, on: np.ndarray) -> None:
+        """An active env's uint64 action above int64's range is illegal, reported as given (the
+        cast to int64 would wrap 2**64 - 1 to -1, and the error would name -1)."""
+        if a.dtype.kind == "u" and a.dtype.itemsize == 8:
+            past = np.flatnonzero((a > np.iinfo(np.int64).max) & on)
+            if past.size:
+                i = int(past[0])
+                raise self._illegal(i, int(a[i]), self.game.legal_mask(self.get_state(i)))
 
     def _active(self, active) -> np.ndarray:
         if active is None:
@@ -88,18 +98,17 @@ class VectorEnv:
             f"{self.env_id}: illegal action {action}{what} in env {i} "
             f"(seat {self.game.current_player(state)}); legal actions: {shown}{more}; no env was stepped")
 
+    def _loadable(self, i: int, state):
+        """``state`` as a checked copy of a reference state of this env's game, to load into env
+        ``i``; nothing is written before this returns (see :func:`loadable_state`)."""
+        return loadable_state(self.game, state, f"set_state({i}, state)")
+
     def _check_reset(self) -> None:
         if not getattr(self, "_ready", False):
             raise RuntimeError(f"{self.env_id}: call reset() before step() or observe()")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.env_id} num_envs={self.num_envs} threads={self.threads}>"
-    def _loadable(self, i: int, state):
-        """``state`` as a checked copy of a reference state of this env's game, to load into env
-        ``i``; nothing is written before this returns (see :func:`loadable_state`)."""
-        return loadable_state(self.game, state, f"set_state({i}, state)")
-
-
 
 def state_class(game) -> type:
     """The class of ``game``'s states (a reference game's): its compiled module's ``STATE`` where

@@ -73,8 +73,8 @@ class CompiledVector(VectorEnv):
 
     def step(self, actions, active=None):
         self._check_reset()
-        a = self._actions(actions)
         on = self._everyone if active is None else self._active(active)
+        a = self._actions(actions, on)
         return self._run(batch.STEP, a, on)
 
     def get_state(self, i: int):

@@ -44,8 +44,8 @@ class ReferenceVector(VectorEnv):
 
     def step(self, actions, active=None):
         self._check_reset()
-        a = self._actions(actions)
         on = self._active(active)
+        a = self._actions(actions, on)
         game = self.game
         for i, s in enumerate(self._states):       # check every action before applying any
             if not on[i]:

@@ -136,3 +136,43 @@ def test_indices_are_checked(engine):
         with pytest.raises(IndexError, match="env index"):
             venv.get_state(i)
 
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_action_past_int64_is_illegal_and_reported_as_given(engine):
+    venv = batch("rodizio_v1", engine)
+    actions = venv.observe()[1].argmax(1).astype(np.uint64)
+    actions[2] = 2**64 - 1
+    before = snapshot(venv)
+    with pytest.raises(bv.IllegalActionError,
+                       match=r"illegal action 18446744073709551615 \(outside the action space\) in env 2"):
+        venv.step(actions)
+    assert snapshot(venv) == before
+
+
+def test_any_integer_action_array_steps_without_a_new_compile():
+    """Strided, read-only, narrow or unsigned action arrays are normalised to one contiguous int64
+    array before the kernel: it gets no second signature (a recompile, seconds)."""
+    venvs = [batch("rodizio_v1", "compiled", num_envs=4) for _ in range(2)]
+    venvs[0].step(venvs[0].observe()[1].argmax(1))           # the plain int64 array: compiled (or cached)
+    kernel = venvs[0]._kernel.dispatcher
+    signatures = len(kernel.signatures)
+
+    def frozen(a):
+        a = a.copy()
+        a.flags.writeable = False
+        return a
+
+    for form in (lambda a: np.repeat(a, 2)[::2], frozen, lambda a: a.astype(np.int8), lambda a: a.astype(np.uint16),
+                 lambda a: a.astype(np.uint64), lambda a: np.asfortranarray(a.astype(np.int32)), lambda a: a.tolist(),
+                 lambda a: a.astype(">i8")):
+        venvs[1].step(form(venvs[1].observe()[1].argmax(1)))
+        assert len(kernel.signatures) == signatures
+
+
+def test_vector_make_refuses_the_aec_envs_options():
+    for option, value in (("illegal_action", "penalize"), ("illegal_reward", -2.0), ("render_mode", "ansi"),
+                          ("render_view", "omniscient")):
+        with pytest.raises(baralho.ConfigError, match=rf"{option} is an option of the AEC env .*remove it"):
+            bv.make("rodizio_v1", num_envs=2, **{option: value})
+    with pytest.raises(baralho.ConfigError, match="illegal_action, illegal_reward are options"):
+        bv.make("rodizio_v1", num_envs=2, illegal_action="penalize", illegal_reward=-2.0)

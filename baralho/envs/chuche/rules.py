@@ -19,6 +19,7 @@ from typing import Literal
 import numpy as np
 
 from baralho.core.chance import Chance
+from baralho.core.checks import check_seat
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.chuche import checks, observation, text
 from baralho.envs.chuche.actions import (
@@ -219,6 +220,8 @@ class ChucheGame:
         return np.array(s.rets, dtype=np.float64)
 
     def observe(self, s: ChucheState, player: int) -> np.ndarray:
+        if type(player) is not int or not 0 <= player < self.num_players:   # a seat, or a clear error
+            player = check_seat(self, player)
         return observation.encode(self, s, player)
 
     def _chance(self, s: ChucheState) -> np.random.Generator:
@@ -230,6 +233,7 @@ class ChucheGame:
         return self._chance_stream.next(s)
 
     def has_hidden(self, s: ChucheState, player: int) -> bool:
+        check_seat(self, player)
         return not s.over   # the in-state generator (future deals, Roubar) is always hidden
 
     # ---------------------------------------------------------- legal mask
@@ -578,7 +582,7 @@ class ChucheGame:
         return render_image(self, s, player)
 
     def resample_hidden(self, s: ChucheState, player: int, rng: np.random.Generator) -> ChucheState:
-        return observation.resample_hidden(self, s, player, rng)
+        return observation.resample_hidden(self, s, check_seat(self, player), rng)
 
     def reference_legal_mask(self, s: ChucheState) -> np.ndarray:
         return checks.reference_legal_mask(self, s)

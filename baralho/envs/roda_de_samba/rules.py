@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from baralho.core.checks import check_seat
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.roda_de_samba import scoring
 from baralho.envs.roda_de_samba.actions import (
@@ -218,10 +219,12 @@ class RodaDeSambaGame:
         return np.array(s.returns, dtype=np.float64)
 
     def observe(self, s: RodaState, player: int) -> np.ndarray:
+        if type(player) is not int or not 0 <= player < self.num_players:   # a seat, or a clear error
+            player = check_seat(self, player)
         return s.obs.take(self.encoder.index[player], mode="clip")  # indices are in range: skip the check
 
     def has_hidden(self, s: RodaState, player: int) -> bool:
-        return has_hidden(self, s, player)
+        return has_hidden(self, s, check_seat(self, player))
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self, s: RodaState) -> np.ndarray:
@@ -674,7 +677,7 @@ class RodaDeSambaGame:
 
     # ----------------------------------------------------- hidden information
     def resample_hidden(self, s: RodaState, player: int, rng: np.random.Generator) -> RodaState:
-        return resample_hidden(self, s, player, rng)
+        return resample_hidden(self, s, check_seat(self, player), rng)
 
     # ------------------------------------------------------------------- text
     def render_text(self, s: RodaState, player: int | None = None) -> str:

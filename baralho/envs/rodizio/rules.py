@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 
+from baralho.core.checks import check_seat
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.rodizio import cards as C
 from baralho.envs.rodizio import checks, observation, text
@@ -268,15 +269,18 @@ class RodizioGame:
 
     # ------------------------------------------------------------------ views
     def observe(self, s: RodizioState, player: int) -> np.ndarray:
+        if type(player) is not int or not 0 <= player < self.num_players:   # a seat, or a clear error
+            player = check_seat(self, player)
         return observation.observe(self, s, player)
 
     def has_hidden(self, s: RodizioState, player: int) -> bool:
+        check_seat(self, player)
         # The plate cards lie pizza side down: which pizza is under which plate is
         # never seen, so something is always hidden.
         return True
 
     def resample_hidden(self, s: RodizioState, player: int, rng: np.random.Generator) -> RodizioState:
-        return observation.resample_hidden(self, s, player, rng)
+        return observation.resample_hidden(self, s, check_seat(self, player), rng)
 
     def describe_action(self, s: RodizioState, action: int) -> str:
         return describe_action(s, action)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from baralho.core.checks import check_seat
 from baralho.core.spaces import ObsLayout
 from baralho.envs.scala40.actions import MAX_MELDS
 from baralho.envs.scala40.melds import NUM_KINDS, RUN
@@ -263,6 +264,8 @@ def observe(game, s, player: int) -> np.ndarray:
     contiguous slice; measured in the random-play loop, building the turn fields
     here cell by cell cost about a quarter of a step."""
     n = game.num_players
+    if type(player) is not int or not 0 <= player < n:      # a seat, or a clear error
+        player = check_seat(game, player)
     rows = slice(NUM_KINDS * player, NUM_KINDS * (player + n))
     obs = np.concatenate((s.hand_f[player], s.table, s.players_f[4 * player:4 * (player + n)],
                           s.known_f[rows], s.discarded_f[rows], s.taken_f[rows]))

@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 
 from baralho.core.chance import Chance
+from baralho.core.checks import check_seat
 from baralho.core.config import ConfigError, check_player_count
 from baralho.envs.scala40 import actions as A
 from baralho.envs.scala40.actions import DRAW, ELIMINATION, HAND_SIZE, OVER, PLAY, ROUNDS_PER_HAND
@@ -557,10 +558,10 @@ class Scala40Game:
 
     # -------------------------------------------------------- hidden state
     def has_hidden(self, s: Scala40State, player: int) -> bool:
-        return has_hidden(s, player)
+        return has_hidden(s, check_seat(self, player))
 
     def resample_hidden(self, s: Scala40State, player: int, rng: np.random.Generator) -> Scala40State:
-        return resample_hidden(self, s, player, rng)
+        return resample_hidden(self, s, check_seat(self, player), rng)
 
     # ----------------------------------------------------------- invariants
     # checks.check_invariants(game, s) (every cached observation piece rebuilt and compared)
