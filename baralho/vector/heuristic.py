@@ -68,7 +68,7 @@ class BatchHeuristic:
 
     def reset(self, envs, seeds) -> None:
         """New games in ``envs``: env ``envs[k]`` plays as ``heuristic_for(..., seed=seeds[k])``."""
-        envs = np.asarray(envs, np.int64)
+        envs = self._envs(envs, "reset")
         seeds = [int(s) for s in np.broadcast_to(np.asarray(seeds), envs.shape)]
         if self.engine == "compiled":
             for b, s in zip(envs.tolist(), seeds):
@@ -82,7 +82,7 @@ class BatchHeuristic:
     def act(self, envs, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The heuristic's move in each env of ``envs``, from rows ``envs`` of the batch's
         ``obs`` and ``mask`` (the vector env's arrays, whole)."""
-        envs = np.asarray(envs, np.int64)
+        envs, obs, mask = self._envs(envs, "act"), *self._rows(obs, mask)
         out = np.empty(len(envs), np.int64)
         if not len(envs):
             return out
@@ -96,13 +96,44 @@ class BatchHeuristic:
     def forget(self, envs) -> None:
         """Another move than the heuristic's was played in ``envs``: a plan kept across the
         turn's decisions no longer fits the position, so it plans afresh at its next call."""
-        envs = np.asarray(envs, np.int64)
+        envs = self._envs(envs, "forget")
         if self.engine == "compiled":
             if "plan_len" in self.memory.dtype.names:
                 self.memory["plan_len"][envs] = 0
         else:
             for b in envs.tolist():
                 forget(self.players[b])
+
+    # the compiled kernel indexes its memory and the batch's rows with ``envs`` and reads each
+    # observation at the layout's offsets, without bounds checks: checked here, else an index
+    # past the batch read (and wrote) outside the arrays, and a negative one wrapped in silence
+    def _envs(self, envs, where: str) -> np.ndarray:
+        """``envs`` as int64 env indices, each in 0..num_envs-1, else a ValueError naming it."""
+        e = np.asarray(envs)
+        if e.ndim != 1 or not (e.dtype.kind in "iu" or e.size == 0):
+            raise ValueError(f"{self.env_id}: BatchHeuristic.{where}(envs, ...): envs must be a 1-d array of env "
+                             f"indices (integers, not a bool mask: np.flatnonzero(mask) gives them), got "
+                             f"{e.dtype} of shape {e.shape}")
+        e = e.astype(np.int64)
+        bad = e[(e < 0) | (e >= self.num_envs)]
+        if bad.size:
+            raise ValueError(f"{self.env_id}: BatchHeuristic.{where}(envs, ...): env index {int(bad[0])} is not in "
+                             f"0..{self.num_envs - 1} (this heuristic was made for num_envs={self.num_envs})")
+        return e
+
+    def _rows(self, obs, mask) -> tuple[np.ndarray, np.ndarray]:
+        """``obs`` and ``mask`` as the vector env's arrays (one row per env, the layout's width),
+        in the dtypes the kernel was compiled for; else a ValueError naming the array."""
+        out = []
+        for name, a, width, dtype in (("obs", obs, self.game.obs_layout.size, self.game.obs_layout.dtype),
+                                      ("mask", mask, self.game.num_actions, np.int8)):
+            a = np.asarray(a)
+            if a.shape != (self.num_envs, width) or a.dtype.kind not in "biu":
+                raise ValueError(f"{self.env_id}: BatchHeuristic.act: {name} must be the vector env's integer "
+                                 f"array of shape ({self.num_envs}, {width}) (num_envs, the layout's width), "
+                                 f"got {a.dtype} of shape {a.shape}")
+            out.append(np.ascontiguousarray(a, dtype))
+        return out[0], out[1]
 
 
 def forget(heuristic) -> None:

@@ -176,3 +176,31 @@ def test_vector_make_refuses_the_aec_envs_options():
             bv.make("rodizio_v1", num_envs=2, **{option: value})
     with pytest.raises(baralho.ConfigError, match="illegal_action, illegal_reward are options"):
         bv.make("rodizio_v1", num_envs=2, illegal_action="penalize", illegal_reward=-2.0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_batch_heuristic_checks_env_indices_and_array_shapes(engine):
+    """An env index past the batch crashed the interpreter (the compiled kernel indexes without
+    bounds checks), a negative one wrapped in silence, an observation narrower than the layout
+    was read past its end: each is a ValueError naming the argument now."""
+    from baralho.vector.heuristic import BatchHeuristic
+
+    venv = batch("rodizio_v1", "compiled")
+    obs, mask, _ = venv.observe()
+    heuristic = BatchHeuristic(venv.game, 4, seed=0, engine=engine)
+    want = heuristic.act(np.arange(4), obs, mask)
+    for envs in ([4], [0, 1_000_000], [-1], np.array([True, False, True, True])):
+        with pytest.raises(ValueError, match=r"BatchHeuristic\.act\(envs, \.\.\.\): (env index -?\d+ is not in "
+                                             r"0\.\.3|envs must be a 1-d array of env indices)"):
+            heuristic.act(envs, obs, mask)
+    for wrong in (obs[:, :-1], obs[:2], obs.astype(np.float32), obs[0]):
+        with pytest.raises(ValueError, match=r"obs must be the vector env's integer array of shape \(4, \d+\)"):
+            heuristic.act(np.arange(4), wrong, mask)
+    with pytest.raises(ValueError, match=r"mask must be .* of shape \(4, 18\)"):
+        heuristic.act(np.arange(4), obs, mask[:, :10])
+    for method, args in (("reset", ([5], [0])), ("forget", ([-2],))):
+        with pytest.raises(ValueError, match=rf"BatchHeuristic\.{method}\(envs, \.\.\.\): env index"):
+            getattr(heuristic, method)(*args)
+    # other integer dtypes and a bool mask are taken (converted: no new compile) and give the same moves
+    again = BatchHeuristic(venv.game, 4, seed=0, engine=engine)
+    assert again.act(np.arange(4, dtype=np.uint8), obs.astype(np.int64), mask.astype(bool)).tolist() == want.tolist()
