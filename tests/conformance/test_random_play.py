@@ -218,3 +218,35 @@ def test_same_seed_same_game_across_processes():
     assert len(digests[0]) == sum(len(baralho.env_module(e).TEST_CONFIGS) for e in baralho.ENV_IDS)
     assert all(len(set(hashlib.sha256(v.encode()).hexdigest() for v in d.values())) == len(d)
                for d in digests)
+def _env_trace(env, seed: int, steps: int = 60) -> list:
+    """Seeded random moves through the env (up to ``steps``); what every agent saw, as data."""
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in env.agent_iter(max_iter=steps):
+        obs, reward, term, trunc, _ = env.last()
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc))
+        env.step(None if term or trunc else random_action(obs["action_mask"], rng))
+    return trace
+
+
+def test_env_deepcopy_and_pickle_mid_game(env_id, config):
+    """The whole env (not only its state) copies and pickles mid-game, on both engines, and each
+    copy plays on exactly as the original (the compiled game pickles by its module's name)."""
+    env = baralho.make(env_id, **config)
+    env.reset(seed=4)
+    _env_trace(env, seed=1, steps=9)
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    expected = _env_trace(env, seed=2)
+    for twin in copies:
+        assert _env_trace(twin, seed=2) == expected
+
+
+def test_observe_refuses_a_seat_that_is_not_at_the_table(env_id, config):
+    game = baralho.make(env_id, **config).unwrapped.game
+    state = game.new_state(np.random.default_rng(0))
+    n = game.num_players
+    for seat in (-1, n, n + 3, 1.5, "0", None, True):
+        with pytest.raises(ValueError, match=rf"{env_id}: .*player={seat!r}.*seat"):
+            game.observe(state, seat)
+    for p in range(n):                          # numpy integers are seats too
+        assert np.array_equal(game.observe(state, np.int64(p)), game.observe(state, p))
