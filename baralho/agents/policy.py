@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import baralho
+from baralho.core import files
 
 FORMAT, VERSION = "baralho-policy", 1
 ACTIVATIONS = ("tanh", "relu")          # torch.nn.Tanh (SB3's PPO default), torch.nn.ReLU
@@ -36,6 +37,11 @@ INPUTS = ("raw", "symlog")              # the observation as it is, or SymlogInp
 PRIORS = ("none", "heuristic")          # the logits as the net gives them, or plus a bonus on the heuristic's move
 MAX_CARD_BYTES = 1 << 20
 MAX_PTH_BYTES = 1 << 30
+#: the most float32 weights a policy may hold (64M parameters; the zoo's policies are under 10 MB):
+#: a card naming a bigger network is refused before anything is allocated
+MAX_WEIGHTS_BYTES = 256 << 20
+_SLACK = 1 << 20                        # an .npz's headers and zip directory, over its weights
+_REWRITE = "write weights with save_policy or baralho.zoo.export (numpy.savez of float32 arrays)"
 
 
 class PolicyError(ValueError):
@@ -94,16 +100,21 @@ def save_policy(policy, path: str | Path, env_id: str, config: dict, **extra) ->
     return card_path
 
 
+def open_regular(path: str | Path, max_bytes: int, what: str):
+    """``path`` opened when it is a regular file of at most ``max_bytes`` (``core.files``), else a PolicyError."""
+    return files.open_regular(path, max_bytes, what, PolicyError)
+
+
 def read_card(path: str | Path) -> dict:
     card_path, _ = policy_files(path)
+    if not card_path.exists() and not card_path.is_symlink():
+        raise PolicyError(f"no policy at {path} (expected {card_path.name} and its .npz)")
+    raw = files.read_regular(card_path, MAX_CARD_BYTES, "a policy card (.json)", PolicyError)
     try:
-        if card_path.stat().st_size > MAX_CARD_BYTES or not card_path.is_file():
-            raise PolicyError(f"{card_path}: not a regular file of at most {MAX_CARD_BYTES} bytes")
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PolicyError(f"no policy at {path} (expected {card_path.name} and its .npz)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-        raise PolicyError(f"{card_path}: not a readable policy card ({err})") from None
+        card = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise PolicyError(f"{card_path}: not a readable policy card ({err}); give the .json that "
+                          f"baralho train or baralho.zoo.export wrote") from None
     if not isinstance(card, dict) or card.get("format") != FORMAT or card.get("version") != VERSION:
         raise PolicyError(f"{card_path}: not a {FORMAT} card of version {VERSION}")
     arch = card.get("net_arch")
@@ -114,9 +125,42 @@ def read_card(path: str | Path) -> dict:
           and all(isinstance(w, int) and not isinstance(w, bool) and 0 < w <= 65536
                   for net in arch.values() if isinstance(net, list) for w in net)
           and all(isinstance(net, list) and len(net) <= 16 for net in arch.values()))
+    shape, actions = card.get("observation_shape"), card.get("num_actions")
+    ok = ok and isinstance(shape, list) and len(shape) == 1 and all(_count(n) for n in shape) and _count(actions)
     if not ok:
-        raise PolicyError(f"{card_path}: malformed policy card (env_id, config, net_arch, activation, inputs or prior)")
+        raise PolicyError(f"{card_path}: malformed policy card (env_id, config, observation_shape, num_actions, "
+                          f"net_arch, activation, inputs or prior); give the .json that baralho train or "
+                          f"baralho.zoo.export wrote")
     return card
+
+
+def _count(n) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 1 << 24
+
+
+def card_shapes(card: dict) -> dict[str, tuple[int, ...]]:
+    """Every parameter of the card's network, name -> shape, from the card alone (sb3-contrib's
+    MaskableActorCriticPolicy over a flat observation: each layer's weights and biases, the action
+    and value heads, the prior's weight): what loading it would allocate, checked before it is built."""
+    actions, prior = card["num_actions"], card.get("prior", "none") == "heuristic"
+    inputs = card["observation_shape"][0] + (actions if prior else 0)
+    shapes, last = {}, {}
+    for net, key in (("pi", "policy_net"), ("vf", "value_net")):
+        width = inputs
+        for k, w in enumerate(card["net_arch"][net]):
+            shapes[f"mlp_extractor.{key}.{2 * k}.weight"], shapes[f"mlp_extractor.{key}.{2 * k}.bias"] = (w, width), (w,)
+            width = w
+        last[net] = width
+    shapes.update({"action_net.weight": (actions, last["pi"]), "action_net.bias": (actions,),
+                   "value_net.weight": (1, last["vf"]), "value_net.bias": (1,)})
+    if prior:
+        shapes["prior_weight"] = ()
+    return shapes
+
+
+def card_parameters(card: dict) -> int:
+    """How many float32 parameters the card's network holds (:func:`card_shapes`)."""
+    return sum(int(np.prod(s)) for s in card_shapes(card).values())
 
 
 def symlog_inputs():
@@ -244,7 +288,8 @@ def forget_plan(heuristic, action: int, hint: int) -> None:
         heuristic.plan = []
 
 
-def load_weights(policy, state: dict) -> None:
+def load_weights(policy, state: dict, source: str | Path = "weights") -> None:
+    """Copy ``state`` (name -> array) into ``policy``: the same names and shapes, finite values."""
     import torch
 
     want = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
@@ -252,47 +297,109 @@ def load_weights(policy, state: dict) -> None:
     if want != got:
         missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
         wrong = sorted(k for k in set(want) & set(got) if want[k] != got[k])
-        raise PolicyError(f"weights do not fit the architecture: missing {missing}, unexpected {extra}, "
+        raise PolicyError(f"{source}: weights do not fit the architecture: missing {missing}, unexpected {extra}, "
                           f"other shapes {wrong}")
+    bad = sorted(k for k, v in state.items() if not np.isfinite(np.asarray(v)).all())
+    if bad:
+        raise PolicyError(f"{source}: weights {bad} hold NaN or infinite values (a diverged training run); "
+                          f"load an earlier checkpoint or snapshot")
     policy.load_state_dict({k: torch.as_tensor(np.asarray(v, np.float32)) for k, v in state.items()})
     policy.set_training_mode(False)
 
 
-def load_policy(path: str | Path, env_id: str | None = None, config: dict | None = None):
-    """(policy, card) from a NAME.json + NAME.npz pair, checked against ``env_id`` and ``config``."""
+def load_policy(path: str | Path, env_id: str | None = None, config: dict | None = None,
+                max_bytes: int = MAX_WEIGHTS_BYTES):
+    """(policy, card) from a NAME.json + NAME.npz pair, checked against ``env_id`` and ``config``.
+
+    Everything is checked before the network is built or a weight read: the card against the env
+    (player count, observation and action sizes), the network the card names against ``max_bytes``,
+    and every member of the .npz from its .npy header (numpy's format helpers) against the card's
+    parameter count; then names and shapes against the built network, and the values (finite)."""
     card = read_card(path)
     card_path, weights_path = policy_files(path)
     if env_id is not None and card["env_id"] != env_id:
         raise PolicyError(f"{card_path}: a policy for {card['env_id']}, not {env_id}")
     config = card["config"] if config is None else config
-    players = [len(baralho.make(card["env_id"], **c).possible_agents) for c in (card["config"], config)]
+    envs = [baralho.make(card["env_id"], **c) for c in (card["config"], config)]
+    players = [len(e.possible_agents) for e in envs]
     if players[0] != players[1]:
         raise PolicyError(f"{card_path}: trained for {players[0]} players, this env has {players[1]}")
-    policy = build_policy(card["env_id"], config, card["net_arch"], card["activation"], card.get("inputs", "raw"),
-                          card.get("prior", "none"))
-    if observation_shape(policy) != card["observation_shape"] or \
-            policy.action_space.n != card["num_actions"]:
+    agent = envs[1].possible_agents[0]
+    shape, actions = list(envs[1].observation_space(agent)["observation"].shape), envs[1].action_space(agent).n
+    if card["observation_shape"] != shape or card["num_actions"] != actions:
         raise PolicyError(f"{card_path}: trained on observations {card['observation_shape']} and "
                           f"{card['num_actions']} actions, this env ({card['env_id']} {config}) has "
-                          f"{observation_shape(policy)} and {policy.action_space.n}")
-    want = {k: v.numel() * 4 for k, v in policy.state_dict().items()}
-    try:
-        if not weights_path.is_file():
-            raise PolicyError(f"{weights_path}: missing or not a regular file (the card's weights)")
-        with np.load(weights_path, allow_pickle=False) as npz:
-            names = {n.removesuffix(".npy"): npz.zip.getinfo(n) for n in npz.zip.namelist()}
-            for name, info in names.items():   # no member larger than its parameter (no zip bomb)
-                if name not in want or info.file_size > want[name] + 4096:
-                    raise PolicyError(f"{weights_path}: unexpected or oversized member {name!r}")
-            state = {name: npz[name] for name in names}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
-        if isinstance(err, PolicyError):
-            raise
-        raise PolicyError(f"{weights_path}: not a weights-only .npz ({err})") from None
-    if any(a.dtype != np.float32 for a in state.values()):
-        raise PolicyError(f"{weights_path}: weights must be float32 arrays")
-    load_weights(policy, state)
+                          f"{shape} and {actions}")
+    size = 4 * card_parameters(card)
+    if size > max_bytes:
+        arch = ", ".join(f"{net} {len(w)} layers up to {max(w, default=0)} wide" for net, w in card["net_arch"].items())
+        raise PolicyError(f"{card_path}: the card's network ({arch}) holds {size:,} bytes of weights, over the "
+                          f"{max_bytes:,} a policy may hold here (baralho.agents.policy.MAX_WEIGHTS_BYTES); "
+                          f"not loaded: is this the card of your run?")
+    with open_regular(weights_path, max_bytes + _SLACK, "the card's weights (.npz)") as f:
+        z = _weights_zip(f, weights_path)
+        with z:
+            headers = _npy_headers(z, weights_path)
+            want, got = card_shapes(card), {k: s for k, (s, _) in headers.items()}
+            if want != got:
+                raise PolicyError(f"{weights_path}: the weights do not fit the card's network: missing "
+                                  f"{sorted(set(want) - set(got))}, unexpected {sorted(set(got) - set(want))}, "
+                                  f"other shapes {sorted(k for k in set(want) & set(got) if want[k] != got[k])}; "
+                                  f"give the card its own .npz")
+            policy = build_policy(card["env_id"], config, card["net_arch"], card["activation"],
+                                  card.get("inputs", "raw"), card.get("prior", "none"))
+            built = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
+            if built != want:
+                raise PolicyError(f"{card_path}: this sb3-contrib builds the card's network with other parameters "
+                                  f"({sorted(set(built) ^ set(want))}); use the sb3-contrib the policy was saved with")
+            state = {name: _npy_array(z, info, weights_path) for name, (_, info) in headers.items()}
+    load_weights(policy, state, weights_path)
     return policy, card
+
+
+def _weights_zip(f, path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(f)
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        f.seek(0)
+        npy = f.read(6) == b"\x93NUMPY"
+        raise PolicyError(f"{path}: not an .npz (a zip of .npy arrays){': a single .npy array' if npy else ''} "
+                          f"({err}); {_REWRITE}") from None
+
+
+def _npy_headers(z: zipfile.ZipFile, path: Path) -> dict:
+    """name -> (shape, member) of every member of a weights .npz, read from its .npy header
+    alone: float32, and the member exactly its header plus its data (no more, no less)."""
+    headers = {}
+    for info in z.infolist():
+        name = info.filename.removesuffix(".npy")
+        if name == info.filename or name in headers:
+            raise PolicyError(f"{path}: member {info.filename!r} is not one .npy array of a parameter; {_REWRITE}")
+        try:
+            with z.open(info) as m:
+                version = np.lib.format.read_magic(m)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f".npy format version {version}")
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                shape, _, dtype = read(m)
+                start = m.tell()
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+            raise PolicyError(f"{path}: member {info.filename!r} is not a .npy array ({err}); {_REWRITE}") from None
+        if dtype.kind != "f" or dtype.itemsize != 4:
+            raise PolicyError(f"{path}: member {info.filename!r} is {dtype}, weights are float32; {_REWRITE}")
+        if info.file_size != start + 4 * int(np.prod(shape)):
+            raise PolicyError(f"{path}: member {info.filename!r} is {info.file_size:,} bytes, its header says "
+                              f"{start + 4 * int(np.prod(shape)):,} (shape {shape}): damaged or crafted; {_REWRITE}")
+        headers[name] = (tuple(shape), info)
+    return headers
+
+
+def _npy_array(z: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> np.ndarray:
+    try:
+        with z.open(info) as m:
+            return np.lib.format.read_array(m, allow_pickle=False).astype(np.float32, copy=False)
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        raise PolicyError(f"{path}: member {info.filename!r} cannot be read ({err}); {_REWRITE}") from None
 
 
 def weights_from_sb3_zip(path: str | Path) -> dict:
@@ -302,12 +409,13 @@ def weights_from_sb3_zip(path: str | Path) -> dict:
     import torch
 
     try:
-        with zipfile.ZipFile(path) as z:
+        with open_regular(path, MAX_PTH_BYTES + _SLACK, "an SB3 zip") as f, zipfile.ZipFile(f) as z:
             if z.getinfo("policy.pth").file_size > MAX_PTH_BYTES:
                 raise PolicyError(f"{path}: policy.pth is over {MAX_PTH_BYTES} bytes")
             raw = z.read("policy.pth")
-    except (OSError, KeyError, zipfile.BadZipFile) as err:
-        raise PolicyError(f"{path}: not an SB3 zip with a policy.pth ({err})") from None
+    except (OSError, KeyError, zipfile.BadZipFile, EOFError) as err:
+        raise PolicyError(f"{path}: not an SB3 zip with a policy.pth ({err}); give the zip MaskablePPO.save "
+                          f"wrote") from None
     try:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except Exception as err:            # noqa: BLE001 - the weights-only unpickler refused something
@@ -323,11 +431,12 @@ class PolicyAgent:
     hint at every decision."""
 
     def __init__(self, path: str | Path, env_id: str | None = None, seed: int | None = None,
-                 deterministic: bool = True, config: dict | None = None) -> None:
+                 deterministic: bool = True, config: dict | None = None,
+                 max_bytes: int = MAX_WEIGHTS_BYTES) -> None:
         import torch
 
         torch.set_num_threads(1)   # single observations: threads only add contention
-        self.policy, self.card = load_policy(path, env_id, config)
+        self.policy, self.card = load_policy(path, env_id, config, max_bytes)
         self.deterministic = deterministic
         self.name = f"ppo:{policy_files(path)[0].stem}"
         self.rng = np.random.default_rng(seed)

@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
+from baralho.core.files import read_regular
 from baralho.training import records
 from baralho.training.records import play_and_record
 from baralho.training.stats import wilson_interval
@@ -149,6 +150,7 @@ def recorded_result(path: Path, env_id: str, config: dict, specs: tuple[str, ...
 
 
 MANIFEST, LOCK = "tournament.manifest", ".lock"
+MAX_MANIFEST_BYTES = 1 << 20
 
 
 def records_identity(env_id: str, specs, seed: int, config: dict) -> dict:
@@ -180,8 +182,8 @@ def claim_records(records_dir: str | Path, identity: dict, resume: bool):
         identity = json.loads(json.dumps(identity))       # as JSON reads it back (tuples are lists)
         if manifest.exists():
             try:
-                old = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+                old = json.loads(read_regular(manifest, MAX_MANIFEST_BYTES, "a tournament's manifest").decode("utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
                 raise ValueError(f"{manifest}: unreadable manifest ({err})") from None
             if old != identity:
                 diff = ", ".join(f"{k} {old.get(k)!r}" for k in identity if old.get(k) != identity[k]) \

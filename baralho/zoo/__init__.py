@@ -18,6 +18,7 @@ from pathlib import Path
 
 ZOO = Path(__file__).parent
 V1 = ZOO / "v1"             # the policies of the v1 envs
+MAX_BYTES = 10 * 2**20      # issue 24: each shipped policy under 10 MB (a zoo policy's weights are loaded within it)
 
 
 def zoo_path(env_id: str) -> Path | None:
@@ -48,5 +49,5 @@ def export(model: str | Path, out: str | Path, env_id: str | None = None, config
                             f"pass env_id (and config)")
     state = P.weights_from_sb3_zip(model)
     policy = P.build_policy(env_id, config or {}, P.net_arch_of({k: v.shape for k, v in state.items()}))
-    P.load_weights(policy, state)
+    P.load_weights(policy, state, model)
     return P.save_policy(policy, out, env_id, config or {})
