@@ -148,7 +148,8 @@ def card_shapes(card: dict) -> dict[str, tuple[int, ...]]:
     for net, key in (("pi", "policy_net"), ("vf", "value_net")):
         width = inputs
         for k, w in enumerate(card["net_arch"][net]):
-            shapes[f"mlp_extractor.{key}.{2 * k}.weight"], shapes[f"mlp_extractor.{key}.{2 * k}.bias"] = (w, width), (w,)
+            layer = f"mlp_extractor.{key}.{2 * k}"
+            shapes[f"{layer}.weight"], shapes[f"{layer}.bias"] = (w, width), (w,)
             width = w
         last[net] = width
     shapes.update({"action_net.weight": (actions, last["pi"]), "action_net.bias": (actions,),

@@ -16,7 +16,7 @@ import argparse
 import json
 from pathlib import Path
 
-from baralho.zoo import MAX_BYTES     # issue 24: each shipped policy under 10 MB
+from baralho.zoo import MAX_BYTES  # issue 24: each shipped policy under 10 MB
 
 
 def plot(summary: dict, path: Path) -> None:

@@ -261,7 +261,8 @@ def test_the_heuristic_prior_is_on_the_card_its_weight_in_the_npz_and_an_agent_p
         assert action == teacher.act(obs, agent_id)
         env.step(action)
     (tmp_path / "p.json").write_text(json.dumps({k: v for k, v in data.items() if k != "prior"}))
-    with pytest.raises(ValueError, match=r"do not fit the card's network: .*unexpected \['prior_weight'\]"):   # a card without it
+    # a card without it
+    with pytest.raises(ValueError, match=r"do not fit the card's network: .*unexpected \['prior_weight'\]"):
         load_policy(card, "rodizio_v1")
     (tmp_path / "p.json").write_text(json.dumps(dict(data, prior="oracle")))
     with pytest.raises(ValueError, match="prior"):

@@ -66,6 +66,14 @@ def test_set_state_takes_the_aec_envs_compiled_state(engine):
     obs, mask, seat = venv.observe()
     assert seat[2] == game.current_player(env.unwrapped.game_state)
     assert np.array_equal(obs[2], env.observe(env.agent_selection)["observation"])
+    # a game the AEC env plays on the reference engine while its kernel compiles (first use)
+    from baralho.core.compiled import CompiledState
+
+    ref = game.to_reference(env.unwrapped.game_state)
+    warm = CompiledState(None, game.legal_mask(env.unwrapped.game_state), game.reference.current_player(ref), ref=ref,
+                         config=game.config)
+    venv.set_state(1, warm)
+    assert venv.get_state(1) == ref
     other = baralho.make("rodizio_v1", num_players=3)                 # same record layout, another config
     other.reset(seed=0)
     refused(venv, 2, other.unwrapped.game_state, ValueError, "another config")
