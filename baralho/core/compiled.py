@@ -25,6 +25,7 @@ import importlib
 import importlib.util
 import json
 import os
+import pickle
 import subprocess
 import sys
 from types import ModuleType
@@ -142,11 +143,14 @@ class CompiledState:
         return self.records.tobytes() == other.records.tobytes()
 
     def __reduce__(self):
+        # the config as its own pickle: pickled in place, its strings could be memoised as the
+        # record's field names ('match') in one state and not in its unpickled copy
+        config = pickle.dumps(self.config, pickle.HIGHEST_PROTOCOL)
         if self.records is None:
-            return CompiledState, (None, self.mask, self.player, None, self.ref, self.config)
+            return _restore_warm, (self.mask, self.player, self.ref, config)
         # as bytes: equal states pickle to equal bytes (test fingerprints rely on it)
         return _restore, (_descr(self.records.dtype), self.records.tobytes(), self.mask.tobytes(), self.player,
-                          self.config)
+                          config)
 
 
 @functools.lru_cache(maxsize=64)
@@ -155,10 +159,20 @@ def _descr(dtype: np.dtype) -> list:
     return dtype.descr
 
 
-def _restore(descr, records: bytes, mask: bytes, player: int, config: Any = None) -> CompiledState:
+@functools.lru_cache(maxsize=64)
+def _config(raw: bytes) -> Any:
+    # one object per config (configs are frozen): a game then knows its own states' config by `is`
+    return pickle.loads(raw)
+
+
+def _restore(descr, records: bytes, mask: bytes, player: int, config: bytes) -> CompiledState:
     m = np.frombuffer(mask, np.int8).copy()
     m.flags.writeable = False
-    return CompiledState(np.frombuffer(records, np.dtype(descr)).copy(), m, player, config=config)
+    return CompiledState(np.frombuffer(records, np.dtype(descr)).copy(), m, player, config=_config(config))
+
+
+def _restore_warm(mask: np.ndarray, player: int, ref: Any, config: bytes) -> CompiledState:
+    return CompiledState(None, mask, player, ref=ref, config=_config(config))
 
 
 class CompiledGame:
