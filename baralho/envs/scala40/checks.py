@@ -275,12 +275,10 @@ def loadable_state(game, s):
     ready-made observation pieces rebuilt from its lists (a state's own are not trusted). The
     conservation rules are ``check_invariants``'s, run after this."""
     import copy
-    import dataclasses
 
     from baralho.core import checks as K
     from baralho.envs.scala40.melds import MAX_RUN
     from baralho.envs.scala40.observation import DECK_MAX
-    from baralho.envs.scala40.rules import _DERIVED, OVER, ROUNDS_PER_HAND, Scala40Game, Scala40State
 
     n, kind = game.num_players, (0, NUM_KINDS - 1)
     K.integer(s.num_players, "num_players", n, n)
@@ -319,8 +317,4 @@ def loadable_state(game, s):
     if s.seed is not None:
         K.integer(s.seed, "seed", 0, 2**64 - 1)
     K.integer(s.draws, "draws", 0, 2**63 - 1)
-    c = object.__new__(Scala40State)
-    c.__dict__.update({f.name: copy.deepcopy(getattr(s, f.name)) for f in dataclasses.fields(Scala40State)
-                       if f.name not in _DERIVED})
-    Scala40Game._sync(c)
-    return c
+    return copy.deepcopy(s)      # through __getstate__/__setstate__: the pieces rebuilt from the lists
