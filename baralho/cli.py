@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -66,6 +67,28 @@ def with_players(config: dict, players: int | None) -> dict:
     return {**config, "num_players": players}
 
 
+def natural(text: str) -> int:
+    """An argparse type: an integer >= 0 (a seed), else a clear usage error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text}")
+    return value
+
+
+def nonnegative(text: str) -> float:
+    """An argparse type: a finite number >= 0 (a coefficient, 0: off), else a clear usage error."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
 def positive(kind: type) -> Callable[[str], int | float]:
     """An argparse type: a number of ``kind`` above zero, else a clear usage error."""
     def parse(text: str):
@@ -73,8 +96,8 @@ def positive(kind: type) -> Callable[[str], int | float]:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        if not (value > 0 and math.isfinite(value)):       # nan and inf parse as floats
+            raise argparse.ArgumentTypeError(f"must be above 0{' and finite' if kind is float else ''}, got {text}")
         return value
 
     return parse
@@ -257,8 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, default=None,
                    help="sb3: learner env steps to learn; selfplay: env decisions, every seat's "
                         "(default: per game, training/train.py or training/selfplay.py)")
-    p.add_argument("--seed", type=int, default=None, help="training seed (default: 0)")
-    p.add_argument("--n-envs", dest="n_envs", type=int, default=None,
+    p.add_argument("--seed", type=natural, default=None, help="training seed, an integer >= 0 (default: 0)")
+    p.add_argument("--num-envs", "--n-envs", dest="num_envs", type=int, default=None,
                    help="parallel envs; selfplay: the batch (default: sb3 2, selfplay per game)")
     p.add_argument("--vec", choices=["subproc", "dummy"], default=None,
                    help="SubprocVecEnv or DummyVecEnv (cheap envs: the policy is the bottleneck) (default: subproc)")
@@ -271,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--snapshot-every", dest="snapshot_every", type=int, default=None,
                    help="timesteps (selfplay: decisions) between self-play snapshots (default: per game, "
                         "training/train.py or training/selfplay.py)")
-    p.add_argument("--max-minutes", dest="max_minutes", type=float, default=None,
+    p.add_argument("--max-minutes", dest="max_minutes", type=positive(float), default=None,
                    help="wall-clock budget: stop learning after this many minutes, then evaluate and save "
                         "(default: sb3 no limit, selfplay 18)")
     p.add_argument("--warm-start", dest="warm_start", choices=["heuristic", "none"], default=None,
@@ -284,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="supervised passes over them (default: 10; selfplay 5)")
     p.add_argument("--learning-rate", dest="learning_rate", type=positive(float), default=None,
                    help="Adam's learning rate (default: 3e-4; 1e-4 after --warm-start)")
-    p.add_argument("--ent-coef", dest="ent_coef", type=float, default=None,
+    p.add_argument("--ent-coef", dest="ent_coef", type=nonnegative, default=None,
                    help="entropy bonus (default: 0.01; 0 after --warm-start)")
     p.add_argument("--clip-range", dest="clip_range", type=positive(float), default=None,
                    help="PPO's clip (default: 0.2; 0.1 after --warm-start)")
@@ -296,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "decision (the policy starts as the heuristic; PPO learns where to depart from it; the "
                         "policy then calls the heuristic in play too); replaces a warm start "
                         "(default: per game, training/selfplay.py)")
-    p.add_argument("--shaping", type=float, default=None,
+    p.add_argument("--shaping", type=nonnegative, default=None,
                    help="selfplay: weight of the score-margin potential added to the rewards (potential-based, "
                         "so the best policy stays the best; 0: off) (default: per game, training/selfplay.py)")
     config_option(p)

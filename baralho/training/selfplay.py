@@ -58,77 +58,8 @@ evaluation and save. Per-game defaults (``DEFAULTS``; flags override):
 | roda_de_samba_v1 | compiled | 512 | 16 | 128x128 symlog | 0.995 | 1 | 0.3 / 0.5 / 0.2 | none | heuristic | 1 | 0.0003/0/0.2 | 50 |
 | scala40_v1 | compiled | 512 | 16 | 128x128 symlog | 0.98 | 1 | 0.3 / 0.5 / 0.2 | none | heuristic | 1 | 0.0003/0/0.2 | 55 |
 
-Measured (2026-12-01, 2 players, short runs on the 2-core machine under a load of 3-5, 200-game
-evaluations, so about +-0.07; every trial is in the commit that set these):
-
-- rodizio_v1: from scratch, the heuristic at 2% of games, 1M decisions: 0.345 vs the heuristic
-  (heuristic vs heuristic 0.37); the heuristic at 50% and 2 epochs of minibatch 4096 (the update was
-  70% of the time; this is 2.7x the decisions per second): 0.39 at 4M, rising slowly and noisily;
-  a warm start then GENTLE PPO, same mix: 0.35-0.40 from the first 0.5M on, steadier. These
-  defaults alone on the machine (the zoo's policy, its card in baralho/zoo/v1/rodizio_v1.md):
-  16.8M decisions in 18 min, 0.452 [0.412, 0.492] over 600 games against the bar's 0.368.
-- chuche_v1: from scratch the heuristic at 50% of games (not 20%) learns faster per decision
-  (0.45 against 0.245 at 150k decisions), peaks near 0.47 at 0.6M, then wanders (0.37-0.46 to 1.1M);
-  a warm start spent 3.5 of 5 loaded minutes cloning, for 0.38 at 0.1M. Alone on the machine, 18 min
-  each, 600-game evaluations (+-0.04): these defaults (epochs 1, 256 envs x 16: 8,514 decisions/s)
-  0.48 at 2M, then flat, final 0.465 [0.425, 0.505] at 9.3M; the same with ``shaping=1`` 0.375 at
-  0.5M (0.29 without), 0.46 at 1.5M, then 0.38-0.45 to 5.5M, where I stopped it; with every game against the
-  heuristic (self 0 / heuristic 1) 0.455 at 2M, then 0.40-0.46, final 0.442 [0.402, 0.482] at 11.3M
-  (sampling instead of argmax: 0.413). PPO plateaus near 0.46 on raw inputs. With ``inputs="symlog"``
-  (these defaults: the zoo's policy, its card in baralho/zoo/v1/chuche_v1.md): 0.46 at 2.5M, 0.54 at
-  4.5M, 0.60 at 7.6M, final 0.578 [0.538, 0.617] over 600 games at 8.1M, 18 min. The scores (to 140)
-  and round points (to 113) had saturated the first tanh layer.
-- roda_de_samba_v1: a warm start on 50k decisions took 4 loaded minutes and cloned poorly
-  (agreement 0.64 on held-out decisions); after 20k PPO decisions 0.035 vs the heuristic. Alone,
-  these defaults (Chuche's recipe: from scratch, symlog inputs, epochs 1, 256 envs x 16): 0.053 at
-  0.5M, 0.073 at 2M, 0.113 [0.090, 0.141] at 2.5M (about 4,300 decisions/s), rising; stopped there,
-  as 18 minutes would not reach 0.5 at that pace. With the heuristic prior (the policy starts as
-  the heuristic; 200-game evaluations, +-0.07, each run sharing the machine with a differential run,
-  one torch thread, so decisions not minutes): GENTLE steps (lr 1e-4, clip 0.1, 1 epoch) 0.50 at
-  0.25M with an approx KL of 0.0000 (the policy did not move); lr 3e-4, clip 0.2, 4 epochs of 512:
-  0.52, 0.48, 0.465 at 0.2/0.4/0.6M (drifting down while the critic was still untrained); the same
-  with 400k decisions of critic warm-up: 0.50, 0.50, 0.445, 0.50, 0.505, 0.525 from 0.2M to 1.26M.
-  These defaults (the hint also an input to the nets), alone on the machine: 0.505 [0.465, 0.545]
-  at 2M and 4M decisions, final 0.503 [0.463, 0.543] over 600 games at 5.07M, 50.4 min, 1,677
-  decisions/s (seconds: update 1,346, heuristic 1,104, net 456, eval 73, env 19), entropy falling
-  from 0.34 to 0.21: PPO keeps the heuristic's level and finds no better moves. Expert iteration's
-  first step, distilling the guided search (2026-12-02): ``ismcts:24:g`` (0.75 against the heuristic
-  in 20 games) played 907 games against it (26 min on both cores), 58,595 of its decisions recorded,
-  39,751 searched, 8,573 where the search overruled the heuristic. A policy with the prior fitted to
-  the search's moves (cross-entropy, 6 epochs, games held out) learned the training set's departures,
-  not the held-out ones: it predicted 0.1-5% of those, and by the search's own estimates its moves
-  gained 0.0008 per searched decision on held-out games (the search's own choices: about 0.07); 0.482
-  [0.442, 0.522] against the heuristic over 600 games. Soft targets (a softmax of the search's
-  returns) and a regression on its paired advantages departed far more often and lost (0.19-0.32 on
-  half the data). The search's edge is lookahead in the position, which 40k noisy labels do not teach
-  an MLP. The same prior defaults with ``shaping=1`` (the fame margin as a potential; now a default),
-  alone on the machine (a faster host than the runs above: 3,779 decisions/s): 0.500 at 2M, 0.560 at
-  4M, 0.587 at 6M, 0.597 at 8M, final **0.585 [0.545, 0.624]** over 600 games at 11.4M decisions,
-  50.2 min (heuristic vs heuristic 0.497), 2,433 learner decisions/s (the heuristic, in Python then,
-  was 897 s of it). With the compiled heuristic the update was the bottleneck (70% of a 600k-decision
-  run at 256x256, 4 epochs: 4,176 learner decisions/s); these defaults (128x128, 1 epoch of 512, 512
-  envs: 11,362/s after the critic's warm-up, 8,921/s with 2 epochs of 1024), alone (2026-12-03):
-  0.543 at 6M, 0.558 at 12M, 0.620 at 18M, 0.590, 0.628, 0.617, 0.630 to 42M, final **0.615 [0.575,
-  0.653]** over 600 games at 45.5M decisions, 50.0 min, 9,777 learner decisions/s whole run (15,145
-  every seat's; the league's forward passes, net 1,583 s, grow as it fills): the zoo's policy, its
-  card in baralho/zoo/v1/roda_de_samba_v1.md.
-- scala40_v1: alone, these defaults (a warm start, symlog inputs, epochs 1, 256 envs x 16): the clone
-  agrees with the heuristic on 0.830 of held-out decisions (0.790 where there is a choice), then
-  PPO 0.128 [0.104, 0.157] at 0.5M and 0.125 at 1M (8.4 min: the 600-game evaluations of long
-  matches are a third of it); stopped there. Roda de Samba's recipe (these defaults: the heuristic
-  prior, 400k decisions of critic warm-up, the penalty margin as a potential, 512 envs x 16, 2
-  epochs of 1024), alone (2026-12-02): 0.485 [0.445, 0.525] at 4M, 0.423 at 8M, 0.492 at 12M, 0.440
-  at 16M decisions (600 games each; about 7,000 decisions/s), approx KL 0.0003, entropy 0.38 -> 0.18:
-  the policy stays near the heuristic and finds nothing better. These defaults (gamma 0.98, so the
-  penalty-margin potential carries the long match and the advantages look about 50 decisions ahead;
-  1 epoch of 512, as Roda de Samba), alone (2026-12-03): 0.503 at 5M, 0.510 at 10M, final 0.528
-  [0.488, 0.568] over 600 games at 15.0M decisions, 30.6 min, 5,823 learner decisions/s (8,147 every
-  seat's): rising, not yet entirely above 0.5. The nets' inputs by table lookup into the book, a
-  gather per minibatch, fused Adam (1M decisions alone: 6,638 -> 11,020 learner decisions/s) and 55
-  minutes (these defaults), alone: 0.502 at 10M, 0.543 at 20M, final **0.545 [0.505, 0.584]** over
-  600 games at 29.6M decisions, 55.4 min, 6,351 learner decisions/s whole run (8,901 every seat's;
-  net 1,606 s, update 1,361: slower per decision than the 1M-decision run, most between 10M and
-  20M): the zoo's policy, its card in baralho/zoo/v1/scala40_v1.md.
+How these defaults were found (every trial, with its figures) is in
+``benchmarks/TRAINING_NOTES.md``; what the shipped policies reach, in their model cards.
 
 With a warm start the policy first imitates the heuristic on ``warm_start_steps``
 decisions (it plays every seat of the batch; behaviour cloning with
@@ -142,18 +73,21 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numba as nb
 import numpy as np
 
 import baralho
 import baralho.vector as bv
-from baralho.agents.policy import INPUTS, PRIORS, actor_logits, features_of, hint_onehot, logits_of
+from baralho.agents.policy import INPUTS, PRIORS, hint_onehot, logits_of
 from baralho.envs import ENV_IDS, game_module, has_module
+from baralho.training.batch_policy import act_on, inputs, masked, moves_on, rows_of
+from baralho.training.checkpoint import load_checkpoint, save_checkpoint
+from baralho.training.seatbook import SeatBook
 from baralho.training.stats import wilson_interval
 from baralho.training.tournament import is_win
 from baralho.vector.heuristic import BatchHeuristic
@@ -256,6 +190,20 @@ def check(cfg: SelfPlayConfig) -> None:
     for key in ("snapshot_every", "eval_every", "league_size", "critic_warmup"):
         if not isinstance(getattr(cfg, key), int) or getattr(cfg, key) < 0:
             raise ValueError(f"{key} must be an integer >= 0 (0: never), got {getattr(cfg, key)!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed < 2**32:
+        raise ValueError(f"seed must be an integer in [0, 2**32), got {cfg.seed!r} (--seed)")
+    floats = ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef", "max_grad_norm",
+              "self_share", "heuristic_share", "shaping", "prior_weight")
+    for key in floats:        # nan passes every comparison below as False, inf most of them: refuse both first
+        value = getattr(cfg, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{key} must be a finite number, got {value!r} (--{key.replace('_', '-')})")
+    if cfg.max_minutes is not None and not (isinstance(cfg.max_minutes, (int, float))
+                                            and math.isfinite(cfg.max_minutes) and cfg.max_minutes > 0):
+        raise ValueError(f"max_minutes must be a number of minutes > 0 (or None: no limit), got "
+                         f"{cfg.max_minutes!r} (--max-minutes)")
+    if not (cfg.vf_coef >= 0 and cfg.max_grad_norm > 0):
+        raise ValueError(f"need vf_coef >= 0 and max_grad_norm > 0, got {cfg.vf_coef} and {cfg.max_grad_norm}")
     if not (0 <= cfg.self_share and 0 <= cfg.heuristic_share and cfg.self_share + cfg.heuristic_share <= 1):
         raise ValueError(f"need self_share, heuristic_share >= 0 with a sum <= 1 (the rest is the league), "
                          f"got {cfg.self_share} and {cfg.heuristic_share}")
@@ -282,242 +230,6 @@ def check(cfg: SelfPlayConfig) -> None:
         raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
 
 
-
-
-# --- the network: an SB3 policy module, driven by hand ---------------------------------------
-
-def inputs(policy, obs: np.ndarray, hint: np.ndarray | None = None, out: np.ndarray | None = None):
-    """What the nets read, for a batch of observations (and, for a policy with the heuristic
-    prior, the heuristic's move in each row): ``features_of``'s (features, hint one-hot or
-    None), tensors, no gradient. A rollout step computes them once per decision, the league
-    snapshots' too (same inputs and prior: the run's), and the book keeps the learner's for the update
-    (symlog over Scala 40's 3,129 inputs, recomputed there, was a quarter of a run's time).
-
-    The observations are int8 or int16, so the features extractor's value of each is a table
-    lookup times its column's scale: ``fill_inputs`` gives features_of's numbers bit for bit
-    (tests/training/test_selfplay.py) in a sixth of torch's time (1.7 ms against 10.3 for 512
-    of Scala 40's observations, measured: 13% of a run's samples under py-spy). ``out``: the
-    float32 rows to write them in (the book's, for the learner's decisions: no copy after)."""
-    import torch
-
-    if obs.dtype not in (np.int8, np.int16):
-        with torch.no_grad():
-            return features_of(policy, torch.as_tensor(obs, dtype=torch.float32), hint)
-    lut, scale = input_table(policy, obs.dtype)
-    onehot = hint_onehot(policy, hint)
-    if obs.ndim != 2 or obs.shape[1] + (0 if onehot is None else onehot.shape[1]) != len(scale):
-        raise ValueError(f"inputs: observations of shape {obs.shape} for a policy reading {len(scale)} inputs")
-    x = np.empty((len(obs), len(scale)), np.float32) if out is None else out
-    if x.shape != (len(obs), len(scale)) or x.dtype != np.float32 or not x.flags.c_contiguous:
-        raise ValueError(f"inputs: out must be C-contiguous float32 {(len(obs), len(scale))}, not {x.dtype} {x.shape}")
-    # a policy without the prior reads no hint (a rollout passes -1s or the heuristic's moves)
-    hints = np.full(len(obs), -1, np.int64) if onehot is None else np.asarray(hint, np.int64)
-    fill_inputs(obs, hints, lut, scale, x)
-    return torch.from_numpy(x), onehot
-
-
-def input_table(policy, dtype) -> tuple[np.ndarray, np.ndarray]:
-    """(the features extractor's value of every integer of ``dtype`` before its column's scale,
-    indexed by value - the dtype's min; every column's scale, the hint's one-hot columns
-    included), kept on the policy: symlog's sign(x) log1p(|x|) computed by torch itself, or x
-    for raw inputs."""
-    import torch
-
-    tables = policy.__dict__.setdefault("_baralho_input_tables", {})
-    key = np.dtype(dtype).name
-    if key not in tables:
-        info = np.iinfo(dtype)
-        values = torch.arange(info.min, info.max + 1, dtype=torch.float32)
-        columns = policy.features_extractor.features_dim
-        if getattr(policy, "baralho_inputs", "raw") == "symlog":
-            lut, scale = torch.sign(values) * torch.log1p(values.abs()), policy.features_extractor.scale
-        else:
-            lut, scale = values, torch.ones(columns)
-        tables[key] = (lut.numpy().copy(), scale.numpy().astype(np.float32).copy())
-    return tables[key]
-
-
-@nb.njit(cache=True)
-def fill_inputs(obs, hint, lut, scale, out):
-    """out = the nets' inputs: each observation's values looked up and scaled, then the hint's
-    one-hot (1 at the hint's column, none for -1), looked up and scaled the same way. ``lut``
-    covers obs's dtype, so the value v sits at v + zero."""
-    width, zero = obs.shape[1], len(lut) // 2
-    for i in range(obs.shape[0]):
-        for j in range(width):
-            out[i, j] = lut[np.int64(obs[i, j]) + zero] * scale[j]
-        for j in range(width, out.shape[1]):
-            out[i, j] = lut[zero] * scale[j]
-        if hint[i] >= 0:
-            out[i, width + hint[i]] = lut[zero + 1] * scale[width + hint[i]]
-
-
-def forward(policy, x, onehot, mask: np.ndarray):
-    """(masked logits, values) from ``inputs``' output and int8/bool masks."""
-    logits, latent_vf = logits_of(policy, x, onehot)
-    return masked(logits, mask), policy.value_net(latent_vf).squeeze(-1)
-
-
-def masked(logits, mask: np.ndarray):
-    """The logits with every illegal action's at -1e8 (an int8/bool mask)."""
-    import torch
-
-    return logits.masked_fill(~torch.as_tensor(np.asarray(mask, bool)), -1e8)
-
-
-def rows_of(x, onehot, rows: np.ndarray):
-    """``inputs``' output for these rows."""
-    import torch
-
-    rows = torch.as_tensor(rows)
-    return x[rows], None if onehot is None else onehot[rows]
-
-
-def act(policy, obs, mask, deterministic: bool = False, hint=None):
-    """Actions, their log-probabilities and the values of a batch of observations."""
-    return act_on(policy, *inputs(policy, obs, hint), mask, deterministic)
-
-
-def act_on(policy, x, onehot, mask, deterministic: bool = False):
-    """act, from ``inputs``' output: one forward pass, no gradient."""
-    import torch
-
-    if len(x) == 0:                 # every env waits on an opponent this step
-        return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32)
-    with torch.no_grad():
-        logits, values = forward(policy, x, onehot, mask)
-        logits = logits.log_softmax(-1)     # logits - logsumexp: 8x faster than logsumexp on CPU (measured)
-        actions = logits.argmax(-1) if deterministic else sample(logits.exp())
-        logp = logits.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-        return actions.numpy(), logp.numpy(), values.numpy()
-
-
-def moves_on(policy, x, onehot, mask, deterministic: bool = False) -> np.ndarray:
-    """act_on's actions alone, through the policy net only: a league snapshot's moves and an
-    evaluation's need no value (the value net was half of their forward passes)."""
-    import torch
-
-    if len(x) == 0:
-        return np.zeros(0, np.int64)
-    with torch.no_grad():
-        logits = masked(actor_logits(policy, x, onehot), mask)
-        return (logits.argmax(-1) if deterministic else sample(logits.softmax(-1))).numpy()
-
-
-def sample(probs):
-    """One draw per row of a batch of categorical distributions, by inverse CDF: the first
-    action whose cumulative probability exceeds u * total (u uniform in [0, 1)), so an action of
-    probability 0 (masked out) is never drawn. ``torch.multinomial`` draws the same distribution
-    25x slower on this CPU (4.6 ms against 0.2 for 1024 rows of 124 actions, measured): it was
-    the largest single cost of a rollout step."""
-    import torch
-
-    cdf = probs.cumsum(-1)
-    u = torch.rand(len(probs), 1) * cdf[:, -1:]
-    actions = torch.searchsorted(cdf, u, right=True).squeeze(-1)
-    over = actions >= probs.shape[1]           # u * total rounded up to the total: the last possible action
-    if over.any():
-        last = probs.shape[1] - 1 - (probs[over].flip(-1) > 0).int().argmax(-1)
-        actions[over] = last
-    return actions
-
-
-# --- per-seat crediting -------------------------------------------------------------------
-
-class SeatBook:
-    """The learner's decisions of one rollout, each credited along its own seat's sequence.
-
-    ``pending[env, seat]`` is that seat's open decision (an index here) or -1. A decision
-    closes when the same seat decides again in that game (``next`` is that decision, whose
-    value bootstraps it) or when the game ends (``terminal``); rewards of every step in
-    between go to it. Open decisions carry over to the next rollout's book (``carry``)."""
-
-    def __init__(self, capacity: int, input_size: int, num_actions: int) -> None:
-        self.x = np.zeros((capacity, input_size), np.float32)     # what the nets read (inputs())
-        self.mask = np.zeros((capacity, num_actions), bool)
-        self.action = np.zeros(capacity, np.int64)
-        self.logp = np.zeros(capacity, np.float32)
-        self.value = np.zeros(capacity, np.float32)
-        self.reward = np.zeros(capacity, np.float32)
-        self.potential = np.zeros(capacity, np.float32)      # shaping's phi at the decision (0: off)
-        self.hint = np.full(capacity, -1, np.int64)           # the heuristic's move there (the prior; -1: off)
-        self.next = np.full(capacity, -1, np.int64)
-        self.terminal = np.zeros(capacity, bool)
-        self.closed = np.zeros(capacity, bool)
-        self.n = 0
-
-    def inputs_of_next(self, k: int) -> np.ndarray:
-        """The rows of ``x`` the next ``decide`` of ``k`` decisions fills: a rollout writes the
-        learner's inputs there at once (``inputs(out=...)``) and decides with ``x=None``."""
-        if self.n + k > len(self.x):
-            raise ValueError(f"the book holds {len(self.x)} decisions: {self.n} + {k} do not fit")
-        return self.x[self.n:self.n + k]
-
-    def decide(self, pending, envs, seats, x, mask, action, logp, value, potential=None, hint=None) -> None:
-        """Record decisions of ``seats`` in ``envs``; each closes its seat's open one there
-        (``x`` None: already written in ``inputs_of_next``)."""
-        idx = np.arange(self.n, self.n + len(envs))
-        self.n += len(envs)
-        if x is not None:
-            self.x[idx] = x
-        self.mask[idx], self.action[idx] = mask, action
-        self.logp[idx], self.value[idx] = logp, value
-        self.potential[idx] = 0.0 if potential is None else potential
-        self.hint[idx] = -1 if hint is None else hint
-        prev = pending[envs, seats]
-        had = prev >= 0
-        self.next[prev[had]] = idx[had]
-        self.closed[prev[had]] = True
-        pending[envs, seats] = idx
-
-    def credit(self, pending, rewards, done) -> None:
-        """One env step's rewards to every seat's open decision; a finished game closes them."""
-        open_ = pending >= 0
-        self.reward[pending[open_]] += rewards[open_]        # (env, seat) -> distinct decisions
-        ended = pending[open_ & done[:, None]]
-        self.terminal[ended] = self.closed[ended] = True
-        pending[done] = -1
-
-    def carry(self, pending, capacity: int) -> SeatBook:
-        """A new book holding this one's open decisions (pending re-pointed to them). They keep
-        the log-probabilities they were taken with, so PPO's ratio weighs them for the policy
-        that has been updated since."""
-        nxt = SeatBook(capacity, self.x.shape[1], self.mask.shape[1])
-        keep = pending[pending >= 0]
-        k = len(keep)
-        for name in ("x", "mask", "action", "logp", "value", "reward", "potential", "hint"):
-            getattr(nxt, name)[:k] = getattr(self, name)[keep]
-        pending[pending >= 0] = np.arange(k)
-        nxt.n = k
-        return nxt
-
-    def advantages(self, gamma: float, lam: float) -> np.ndarray:
-        """GAE along each seat's own sequence, for the closed decisions (NaN for open ones),
-        over the rewards plus shaping's gamma * phi(next) - phi (-phi at a game's end)."""
-        n = self.n
-        reward = self.reward[:n] - self.potential[:n]
-        follows = self.closed[:n] & ~self.terminal[:n]
-        reward[follows] += gamma * self.potential[self.next[:n][follows]]
-        return gae(reward, self.value[:n], self.next[:n], self.terminal[:n], self.closed[:n], gamma, lam)
-
-
-@nb.njit(cache=True)
-def gae(reward, value, nxt, terminal, closed, gamma, lam):
-    """Backwards over the book: a decision's successor always comes later in it. A successor
-    that is still open bootstraps with its value but adds no advantage of its own (the
-    truncation every PPO rollout makes at its end)."""
-    adv = np.full(len(reward), np.nan, np.float32)
-    for i in range(len(reward) - 1, -1, -1):
-        if not closed[i]:
-            continue
-        if terminal[i]:
-            adv[i] = reward[i] - value[i]
-        else:
-            j = nxt[i]
-            adv[i] = reward[i] + gamma * value[j] - value[i]
-            if closed[j]:
-                adv[i] += gamma * lam * adv[j]
-    return adv
 
 
 # --- opponents, evaluation --------------------------------------------------------------
@@ -643,33 +355,17 @@ def ppo_update(policy, optimizer, book: SeatBook, adv: np.ndarray, cfg: SelfPlay
     return dict(zip(keys, np.mean(stats, axis=0).tolist()), decisions=len(rows))
 
 
-def save_checkpoint(out: Path, policy, optimizer, counters: dict, cfg, run_id: str) -> None:
-    import torch
-
-    from baralho.agents.policy import save_policy
-
-    ck = out / "checkpoint"
-    ck.mkdir(parents=True, exist_ok=True)
-    torch.save(optimizer.state_dict(), ck / ".optimizer.pt.part")  # tensors and numbers: weights_only loads it
-    (ck / ".optimizer.pt.part").replace(ck / "optimizer.pt")
-    save_policy(policy, ck / "policy", cfg.env_id, cfg.env_config, run_id=run_id, **counters["policy_card"])
-    (ck / "counters.json").write_text(json.dumps(counters, indent=1))   # last: a checkpoint is whole
+class TrainingDiverged(ValueError):
+    """The loss or the weights became NaN or infinite: the run stops, its last checkpoint kept."""
 
 
-def load_checkpoint(out: Path, policy, optimizer, cfg) -> dict:
-    import torch
-
-    from baralho.agents.policy import load_policy
-
-    ck = out / "checkpoint"
-    if not (ck / "counters.json").exists():
-        raise ValueError(f"--resume: {out} has no checkpoint yet (it is written after every evaluation)")
-    saved, _ = load_policy(ck / "policy", cfg.env_id, cfg.env_config)
-    policy.load_state_dict(saved.state_dict())
-    optimizer.load_state_dict(torch.load(ck / "optimizer.pt", weights_only=True))
-    for group in optimizer.param_groups:      # this invocation's --learning-rate, not the saved one
-        group["lr"] = cfg.learning_rate
-    return json.loads((ck / "counters.json").read_text())
+def diverged(cfg: SelfPlayConfig, out: Path, counters: dict) -> str:
+    where = (f"the last good checkpoint ({counters['last_eval']:,} decisions) is {out / 'checkpoint'}: "
+             f"--resume --out {out} with a lower --learning-rate continues from it"
+             if counters["evals"] else f"no checkpoint was written yet: run again with --overwrite --out {out}")
+    return (f"{cfg.env_id}: the loss or the weights became NaN or infinite in update {counters['updates'] + 1} "
+            f"(learning_rate {cfg.learning_rate:g}, clip_range {cfg.clip_range:g}); training stopped and no final "
+            f"policy was saved; {where}")
 
 
 def train(cfg: SelfPlayConfig) -> Path:
@@ -827,6 +523,8 @@ def train(cfg: SelfPlayConfig) -> Path:
             stats = ppo_update(policy, optimizer, book, book.advantages(cfg.gamma, cfg.gae_lambda), cfg, rng,
                                actor=counters["decisions"] > cfg.critic_warmup)
             policy.set_training_mode(False)
+            if not (all(map(math.isfinite, stats.values())) and all(bool(w.isfinite().all()) for w in policy.parameters())):
+                raise TrainingDiverged(diverged(cfg, out, counters))
             book = book.carry(pending, capacity)
             counters["updates"] += 1
             counters["learner_decisions"] += stats["decisions"]
@@ -883,6 +581,8 @@ def command_line(args, names: dict) -> str:
     """The ``baralho train`` command of these flags (the ones given), as a model card quotes it."""
     words = ["baralho", "train", args.env_id]
     for flag in names:
+        if flag == "out":          # the user's folder: a card names no path of the machine that trained it
+            continue
         value = getattr(args, flag, None)
         if value is not None and value is not False:
             words += [f"--{flag.replace('_', '-')}"] + ([] if value is True else [str(value)])
@@ -893,7 +593,7 @@ def command_line(args, names: dict) -> str:
 
 def main(args) -> int:
     """``baralho train ENV --algo selfplay``: the CLI flags onto SelfPlayConfig."""
-    names = dict(timesteps="decisions", n_envs="num_envs", eval_every="eval_every", eval_games="eval_games",
+    names = dict(timesteps="decisions", num_envs="num_envs", eval_every="eval_every", eval_games="eval_games",
                  snapshot_every="snapshot_every", max_minutes="max_minutes", learning_rate="learning_rate",
                  ent_coef="ent_coef", clip_range="clip_range", seed="seed", out="out", resume="resume",
                  overwrite="overwrite", warm_start="warm_start", warm_start_steps="warm_start_steps",

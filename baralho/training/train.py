@@ -50,7 +50,7 @@ class TrainConfig:
     env_id: str = "rodizio_v1"
     timesteps: int = 200_000
     seed: int = 0
-    n_envs: int = 2
+    num_envs: int = 2
     vec: str = "subproc"          # "subproc" (one process per env) or "dummy" (in process)
     env_config: dict = field(default_factory=dict)
     opponents: tuple[str, ...] = ("random", "heuristic")
@@ -275,8 +275,8 @@ def train(cfg: TrainConfig) -> Path:
         return SingleAgentEnv(cfg.env_id, opponents=cfg.opponents, weights=cfg.opponent_weights,
                               **cfg.env_config)
 
-    vec_cls = SubprocVecEnv if cfg.n_envs > 1 and cfg.vec == "subproc" else DummyVecEnv
-    venv = make_vec_env(make_env, n_envs=cfg.n_envs, seed=cfg.seed, vec_env_cls=vec_cls)
+    vec_cls = SubprocVecEnv if cfg.num_envs > 1 and cfg.vec == "subproc" else DummyVecEnv
+    venv = make_vec_env(make_env, n_envs=cfg.num_envs, seed=cfg.seed, vec_env_cls=vec_cls)
     eval_env = make_vec_env(lambda: SingleAgentEnv(cfg.env_id, opponents=["heuristic"], **cfg.env_config),
                             n_envs=1, seed=cfg.seed + 10_000)
 
@@ -319,13 +319,13 @@ def train(cfg: TrainConfig) -> Path:
                 return False                        # Ctrl-C: stop at this step boundary (see CtrlC)
             if cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes:
                 return False                        # SB3 stops learn() when a callback returns False
-            if cfg.snapshot_every and t % cfg.snapshot_every < cfg.n_envs:
+            if cfg.snapshot_every and t % cfg.snapshot_every < cfg.num_envs:
                 snapshots[0] += 1
                 save_policy(self.model.policy, out / "pool" / f"snapshot_{snapshots[0]:04d}", cfg.env_id,
                             cfg.env_config, run_id=run_id, timesteps=t)
                 pool = pool_snapshots(out, run_id, cfg.env_id, cfg.env_config)[-cfg.pool_size:]
                 self.training_env.env_method("set_snapshots", [str(p) for p in pool], cfg.self_play_weight)
-            if cfg.eval_every and t % cfg.eval_every < cfg.n_envs:
+            if cfg.eval_every and t % cfg.eval_every < cfg.num_envs:
                 point = dict(timesteps=t, seconds=time.perf_counter() - start)
                 for opp in ("random", "heuristic"):
                     point[f"vs_{opp}"] = win_rate(self.model, cfg.env_id, opp, cfg.eval_games,
@@ -341,10 +341,10 @@ def train(cfg: TrainConfig) -> Path:
         sb3_progress(bar),
         SelfPlayAndCurve(),
         MaskableEvalCallback(eval_env, n_eval_episodes=min(cfg.eval_games, 100),
-                             eval_freq=max(cfg.eval_every // cfg.n_envs, 1),
+                             eval_freq=max(cfg.eval_every // cfg.num_envs, 1),
                              best_model_save_path=str(out / "best"), log_path=str(out / "eval"),
                              deterministic=True, verbose=0),
-        CheckpointCallback(save_freq=max(cfg.eval_every // cfg.n_envs, 1), save_path=str(out / "checkpoints"),
+        CheckpointCallback(save_freq=max(cfg.eval_every // cfg.num_envs, 1), save_path=str(out / "checkpoints"),
                            name_prefix="model"),
     ]
 
@@ -435,7 +435,7 @@ def summary_table(curve: list[dict]) -> str:
 
 
 def main(args) -> int:
-    flags = ("timesteps", "seed", "n_envs", "vec", "eval_every", "eval_games", "snapshot_every", "out",
+    flags = ("timesteps", "seed", "num_envs", "vec", "eval_every", "eval_games", "snapshot_every", "out",
              "max_minutes", "warm_start_steps", "warm_start_epochs", "learning_rate", "ent_coef", "clip_range",
              "overwrite", "resume")
     cfg = config_for(args.env_id, getattr(args, "warm_start", None),

@@ -53,6 +53,13 @@ class VectorEnv:
         raise NotImplementedError
 
     # shared checks -----------------------------------------------------------
+    def _check_seed(self, seed) -> None:
+        """None (fresh entropy) or one integer >= 0: numpy's SeedSequence message names no argument."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            from baralho.core.config import ConfigError
+
+            raise ConfigError(f"{self.env_id}: seed={seed!r} must be None or an integer >= 0")
+
     def _actions(self, actions, on: np.ndarray) -> np.ndarray:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):

@@ -35,6 +35,7 @@ class CompiledVector(VectorEnv):
         self._lists = None                   # the records as Python values, for holds (made at first use)
 
     def _seed_streams(self, seed: int | None) -> None:
+        self._check_seed(seed)
         # one splitmix64 stream per env: the same seed, the same batch of games
         self._records["rng"] = np.random.SeedSequence(seed).generate_state(self.num_envs, np.uint64)
 

@@ -20,6 +20,7 @@ class ReferenceVector(VectorEnv):
         self._ready = False
 
     def _seed_streams(self, seed: int | None) -> None:
+        self._check_seed(seed)
         # one independent stream per env: the same seed, the same batch of games
         self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(self.num_envs)]
 

@@ -126,7 +126,7 @@ def test_ctrl_c_during_the_warm_start_exits_cleanly_and_says_nothing_was_trained
 
     monkeypatch.setattr(ws, "fit", interrupted_fit)
     try:
-        code = main(["train", "rodizio_v1", "--n-envs", "4", "--warm-start", "heuristic",
+        code = main(["train", "rodizio_v1", "--num-envs", "4", "--warm-start", "heuristic",
                      "--warm-start-steps", "40", "--out", str(tmp_path), "--quiet"])
     except KeyboardInterrupt:
         pytest.fail("Ctrl-C during the warm start escaped baralho train as a traceback")

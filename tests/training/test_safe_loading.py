@@ -117,8 +117,8 @@ def test_symlog_inputs_are_on_the_card_and_a_policy_plays_the_same_after_loading
     import torch
 
     from baralho.agents.policy import build_policy, load_policy, save_policy
-    from baralho.training.selfplay import forward as forward_on
-    from baralho.training.selfplay import inputs
+    from baralho.training.batch_policy import forward as forward_on
+    from baralho.training.batch_policy import inputs
 
     def forward(policy, obs, mask):
         return forward_on(policy, *inputs(policy, obs), mask)
@@ -151,7 +151,7 @@ def test_symlog_inputs_are_on_the_card_and_a_policy_plays_the_same_after_loading
 def tiny(out: Path, **kw):
     from baralho.training.train import TrainConfig
 
-    return TrainConfig(**{**dict(env_id="rodizio_v1", timesteps=128, n_envs=1, n_steps=64, batch_size=64,
+    return TrainConfig(**{**dict(env_id="rodizio_v1", timesteps=128, num_envs=1, n_steps=64, batch_size=64,
                                  n_epochs=1, eval_every=0, eval_games=2, snapshot_every=64, net_arch=(8,),
                                  out=str(out), progress_bar=False), **kw})
 

@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 
 from baralho.envs import compiled_ids, game_module
+from baralho.training import batch_policy as bp
 from baralho.training import selfplay as sp
+from baralho.training.seatbook import SeatBook
 
 GAMMA, LAM = 0.9, 0.8
 
 
 def book(n=16, obs_size=3, num_actions=4):
-    return sp.SeatBook(n, obs_size, num_actions)
+    return SeatBook(n, obs_size, num_actions)
 
 
 def decide(b, pending, envs, seats, values):
@@ -178,7 +180,7 @@ def test_in_real_play_each_seat_is_credited_its_own_game_return_once():
     # compiled engine (reported to the lead), and crediting does not depend on the engine
     venv = bv.make("rodizio_v1", B, seed=4, num_players=P, engine="reference")
     obs, mask, seat = venv.reset()
-    b, pending = sp.SeatBook(B * T, venv.obs_size, venv.num_actions), np.full((B, P), -1)
+    b, pending = SeatBook(B * T, venv.obs_size, venv.num_actions), np.full((B, P), -1)
     game, owner, returns = np.zeros(B, int), [], {}
     rng = np.random.default_rng(0)
     for _ in range(T):
@@ -207,9 +209,9 @@ def test_actions_stay_in_the_mask_and_an_empty_batch_is_no_forward_pass():
     mask[np.arange(64), np.arange(64) % 18] = 1
     mask[::2, 5] = 1
     for deterministic in (False, True):
-        actions, logp, values = sp.act(policy, np.random.default_rng(0).normal(size=(64, 298)), mask, deterministic)
+        actions, logp, values = bp.act(policy, np.random.default_rng(0).normal(size=(64, 298)), mask, deterministic)
         assert mask[np.arange(64), actions].all() and (logp <= 0).all() and values.shape == (64,)
-    assert [len(x) for x in sp.act(policy, np.zeros((0, 298)), np.zeros((0, 18), np.int8))] == [0, 0, 0]
+    assert [len(x) for x in bp.act(policy, np.zeros((0, 298)), np.zeros((0, 18), np.int8))] == [0, 0, 0]
 
 
 def test_act_scores_as_torch_categorical_and_samples_its_distribution():
@@ -224,36 +226,36 @@ def test_act_scores_as_torch_categorical_and_samples_its_distribution():
     rng = np.random.default_rng(1)
     obs, mask = rng.normal(size=(64, 298)).astype(np.float32), rng.random((64, 18)) < 0.4
     mask[:, 3] = True
-    actions, logp, values = sp.act(policy, obs, mask)
+    actions, logp, values = bp.act(policy, obs, mask)
     with torch.no_grad():
-        logits, want_values = sp.forward(policy, *sp.inputs(policy, obs), mask)
+        logits, want_values = bp.forward(policy, *bp.inputs(policy, obs), mask)
         dist = torch.distributions.Categorical(logits=logits)
     assert mask[np.arange(64), actions].all() and len(set(actions.tolist())) > 1
     assert np.allclose(logp, dist.log_prob(torch.as_tensor(actions)).numpy(), atol=1e-5)
     assert np.array_equal(values, want_values.numpy())
-    assert np.array_equal(sp.act(policy, obs, mask, deterministic=True)[0], logits.argmax(-1).numpy())
+    assert np.array_equal(bp.act(policy, obs, mask, deterministic=True)[0], logits.argmax(-1).numpy())
     # moves_on (a league snapshot's and an evaluation's moves: the policy net alone) plays the same
     # argmax and draws from the same distribution, never a masked action
-    assert np.array_equal(sp.moves_on(policy, *sp.inputs(policy, obs), mask, deterministic=True),
+    assert np.array_equal(bp.moves_on(policy, *bp.inputs(policy, obs), mask, deterministic=True),
                           logits.argmax(-1).numpy())
     torch.manual_seed(2)
-    drawn = np.stack([sp.moves_on(policy, *sp.inputs(policy, obs[:1].repeat(4000, 0)), mask[:1].repeat(4000, 0))
+    drawn = np.stack([bp.moves_on(policy, *bp.inputs(policy, obs[:1].repeat(4000, 0)), mask[:1].repeat(4000, 0))
                       for _ in range(5)]).ravel()
     want = dist.probs[0].numpy()
     freq = np.bincount(drawn, minlength=18) / len(drawn)
     assert np.all(np.abs(freq - want) < 5 * np.sqrt(want * (1 - want) / len(drawn)) + 1e-9), (freq, want)
-    assert len(sp.moves_on(policy, *sp.inputs(policy, obs[:0]), mask[:0])) == 0
+    assert len(bp.moves_on(policy, *bp.inputs(policy, obs[:0]), mask[:0])) == 0
 
     probs = torch.tensor([[0.0, 0.5, 0.0, 0.3, 0.2, 0.0]]).repeat(40_000, 1)
-    drawn = sp.sample(probs).numpy()
+    drawn = bp.sample(probs).numpy()
     freq = np.bincount(drawn, minlength=6) / len(drawn)
     assert np.all(np.abs(freq - probs[0].numpy()) < 5 * np.sqrt(0.25 / len(drawn))), freq
     real_rand = torch.rand
     try:                    # u * total rounded up to the total (u = 1 stands for it): the last possible action
         torch.rand = lambda *shape: torch.ones(shape)
-        assert sp.sample(torch.tensor([[0.1, 0.2, 0.7, 0.0, 0.0]])).tolist() == [2]
+        assert bp.sample(torch.tensor([[0.1, 0.2, 0.7, 0.0, 0.0]])).tolist() == [2]
         torch.rand = lambda *shape: torch.zeros(shape)
-        assert sp.sample(torch.tensor([[0.0, 0.0, 1.0]])).tolist() == [2]
+        assert bp.sample(torch.tensor([[0.0, 0.0, 1.0]])).tolist() == [2]
     finally:
         torch.rand = real_rand
 
@@ -322,7 +324,7 @@ def test_resume_refuses_an_sb3_run_and_the_cli_runs_selfplay(tmp_path, capsys):
     claim_out(TrainConfig(env_id="rodizio_v1", out=str(tmp_path / "sb3")))
     with pytest.raises(ValueError, match="is a run of --algo sb3, not selfplay"):
         sp.train(tiny(tmp_path / "sb3", resume=True))
-    assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "128", "--eval-games", "2",
+    assert main(["train", "rodizio_v1", "--num-envs", "8", "--timesteps", "128", "--eval-games", "2",
                  "--warm-start", "none",
                  "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     assert "vs heuristic over 4 games" in capsys.readouterr().out
@@ -341,7 +343,7 @@ def test_ctrl_c_stops_learning_then_evaluates_saves_and_exits_130(tmp_path, monk
         return real(*args, **kwargs)
 
     monkeypatch.setattr(sp, "ppo_update", interrupted_update)
-    assert main(["train", "rodizio_v1", "--n-envs", "8", "--timesteps", "100000", "--eval-games", "2",
+    assert main(["train", "rodizio_v1", "--num-envs", "8", "--timesteps", "100000", "--eval-games", "2",
                  "--warm-start", "none",
                  "--out", str(tmp_path), "--quiet"]) == 130
     out = capsys.readouterr().out
@@ -434,13 +436,13 @@ def test_the_critic_warm_up_moves_the_value_net_only():
 
     policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]), prior="heuristic")
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
-    b, pending = sp.SeatBook(64, 298 + 18, 18), np.full((16, 2), -1, np.int64)    # the hint one-hot after
+    b, pending = SeatBook(64, 298 + 18, 18), np.full((16, 2), -1, np.int64)    # the hint one-hot after
     rng = np.random.default_rng(0)
     for t in range(3):
         envs = np.arange(16)
         obs, mask = rng.normal(size=(16, 298)), np.ones((16, 18), bool)
-        x, onehot = sp.inputs(policy, obs, np.full(16, 2))
-        a, logp, v = sp.act_on(policy, x, onehot, mask)
+        x, onehot = bp.inputs(policy, obs, np.full(16, 2))
+        a, logp, v = bp.act_on(policy, x, onehot, mask)
         b.decide(pending, envs, np.full(16, t % 2), x.numpy(), mask, a, logp, v, hint=np.full(16, 2))
         b.credit(pending, rng.normal(size=(16, 2)).astype(np.float32), np.full(16, t == 2))
     before = {k: v.clone() for k, v in policy.state_dict().items()}
@@ -474,7 +476,7 @@ def test_the_trainers_inputs_are_the_features_extractors_bit_for_bit(env_id, inp
     obs[:2, :3] = [[low, high, 0], [-1, 1, high - 1]]
     obs[2:258, 3] = np.arange(-128, 128)
     hint = rng.integers(-1, policy.action_space.n, 300) if prior == "heuristic" else None
-    x, onehot = sp.inputs(policy, obs, hint)
+    x, onehot = bp.inputs(policy, obs, hint)
     with torch.no_grad():
         want, want_onehot = features_of(policy, torch.as_tensor(obs, dtype=torch.float32), hint)
     assert x.dtype == want.dtype and x.shape == want.shape
@@ -488,3 +490,97 @@ def baralho_vector_dtype(env_id):
     import baralho.vector as bv
 
     return bv.make(env_id, 1, 0).reset()[0].dtype
+
+
+# --- careless options and damaged runs (issue 42) ----------------------------------------------
+
+@pytest.mark.parametrize("flags, says", [
+    (["--max-minutes", "nan"], "--max-minutes: must be above 0 and finite"),
+    (["--max-minutes", "-1"], "--max-minutes: must be above 0 and finite"),
+    (["--learning-rate", "inf"], "--learning-rate: must be above 0 and finite"),
+    (["--seed", "-1"], "--seed: must be an integer >= 0"),
+    (["--ent-coef", "nan"], "--ent-coef: must be a finite number >= 0"),
+    (["--shaping", "inf"], "--shaping: must be a finite number >= 0"),
+])
+def test_the_cli_refuses_options_that_cannot_work_before_claiming_out(tmp_path, capsys, flags, says):
+    from baralho.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "rodizio_v1", *flags, "--out", str(tmp_path / "run"), "--quiet"])
+    assert exit_.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("setting, says", [
+    (dict(max_minutes=float("nan")), "max_minutes must be a number of minutes > 0"),
+    (dict(max_minutes=-1), "max_minutes must be a number of minutes > 0"),
+    (dict(learning_rate=float("inf")), "learning_rate must be a finite number"),
+    (dict(gamma=float("nan")), "gamma must be a finite number"),
+    (dict(seed=-1), r"seed must be an integer in \[0, 2\*\*32\)"),
+    (dict(seed=1.5), "seed must be an integer"),
+])
+def test_the_config_refuses_non_finite_and_negative_settings(tmp_path, setting, says):
+    with pytest.raises(ValueError, match=says):
+        sp.train(tiny(tmp_path / "run", **setting))
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_whose_weights_go_non_finite_stops_and_keeps_its_last_good_checkpoint(tmp_path, monkeypatch):
+    import torch
+
+    from baralho.agents.policy import load_policy
+
+    real, calls = sp.ppo_update, []
+
+    def poisoned_update(policy, *args, **kwargs):
+        calls.append(1)
+        stats = real(policy, *args, **kwargs)
+        if len(calls) == 6:                      # after the first evaluation and checkpoint (4 updates)
+            with torch.no_grad():
+                next(policy.parameters()).fill_(float("nan"))
+        return stats
+
+    monkeypatch.setattr(sp, "ppo_update", poisoned_update)
+    with pytest.raises(sp.TrainingDiverged, match=r"NaN or infinite in update 6 .* last good checkpoint "
+                                                  r"\(512 decisions\) .* --resume"):
+        sp.train(tiny(tmp_path))
+    assert not (tmp_path / "final.json").exists()
+    saved, card = load_policy(tmp_path / "checkpoint" / "policy", "rodizio_v1")   # finite: it loads
+    assert card["decisions"] == 512
+    assert json.loads((tmp_path / "checkpoint" / "counters.json").read_text())["decisions"] == 512
+    monkeypatch.setattr(sp, "ppo_update", real)
+    sp.train(tiny(tmp_path, resume=True))          # and the run goes on from it
+    assert json.loads((tmp_path / "summary.json").read_text())["decisions"] == 1024
+
+
+@pytest.mark.parametrize("name, damage", [
+    ("counters.json", lambda p: p.write_bytes(p.read_bytes()[:20])),
+    ("optimizer.pt", lambda p: p.write_bytes(p.read_bytes()[:100])),
+    ("policy.npz", lambda p: p.write_bytes(p.read_bytes()[:100])),
+])
+def test_resume_names_a_damaged_checkpoint_file_and_keeps_the_run(tmp_path, name, damage):
+    from baralho.training.checkpoint import DamagedCheckpoint
+
+    sp.train(tiny(tmp_path, decisions=512))
+    files = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    damage(tmp_path / "checkpoint" / name)
+    shown = "policy.json" if name == "policy.npz" else name
+    with pytest.raises(DamagedCheckpoint, match=rf"checkpoint/{shown} cannot be read .* --overwrite"):
+        sp.train(tiny(tmp_path, decisions=1024, resume=True))
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()) == files
+
+
+def test_a_checkpoint_is_replaced_whole(tmp_path, monkeypatch):
+    """A write that dies half-way leaves the previous file, not a truncated one."""
+    from baralho.training import checkpoint
+
+    target = tmp_path / "counters.json"
+    target.write_text('{"decisions": 1}')
+
+    def dies(tmp):
+        tmp.write_text('{"deci')
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint._replace(target, dies)
+    assert json.loads(target.read_text()) == {"decisions": 1} and list(tmp_path.iterdir()) == [target]

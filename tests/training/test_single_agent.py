@@ -184,7 +184,7 @@ def test_step_before_reset_is_a_clear_error():
 def test_tiny_training_run_end_to_end(tmp_path):
     from baralho.training.train import TrainConfig, train
 
-    out = train(TrainConfig(env_id="rodizio_v1", timesteps=256, n_envs=1, n_steps=128, batch_size=64,
+    out = train(TrainConfig(env_id="rodizio_v1", timesteps=256, num_envs=1, n_steps=128, batch_size=64,
                             n_epochs=1, eval_every=128, eval_games=4, snapshot_every=128,
                             net_arch=(16,), out=str(tmp_path), progress_bar=False))
     curve = json.loads((out / "curve.json").read_text())["curve"]
@@ -204,7 +204,7 @@ def test_training_prints_evaluations_and_a_final_table_with_cis_and_the_chance_l
     from baralho.training.train import main
 
     args = argparse.Namespace(
-        env_id="rodizio_v1", timesteps=256, seed=0, n_envs=1, vec="dummy", eval_every=128, eval_games=6,
+        env_id="rodizio_v1", timesteps=256, seed=0, num_envs=1, vec="dummy", eval_every=128, eval_games=6,
         snapshot_every=128, out=str(tmp_path), max_minutes=None, warm_start=None, warm_start_steps=None,
         warm_start_epochs=None, learning_rate=None, ent_coef=None, clip_range=None, config={}, quiet=False)
     with warnings.catch_warnings():
@@ -224,7 +224,7 @@ def test_ctrl_c_saves_a_usable_model_and_the_curve_and_exits_cleanly(tmp_path):
     workers), as a terminal sends it, once the first evaluation line is out."""
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "baralho", "train", "rodizio_v1", "--algo", "sb3", "--timesteps", "10000000",
-           "--n-envs", "2", "--vec", "subproc", "--eval-every", "256", "--eval-games", "4",
+           "--num-envs", "2", "--vec", "subproc", "--eval-every", "256", "--eval-games", "4",
            "--snapshot-every", "100000000", "--out", str(out)]
     proc = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,

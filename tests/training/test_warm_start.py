@@ -172,7 +172,7 @@ def test_cli_passes_the_warm_start_flags(monkeypatch, tmp_path):
 
 
 def test_tiny_training_run_with_a_warm_start(tmp_path):
-    out = train(TrainConfig(env_id="rodizio_v1", timesteps=128, n_envs=1, n_steps=128, batch_size=64,
+    out = train(TrainConfig(env_id="rodizio_v1", timesteps=128, num_envs=1, n_steps=128, batch_size=64,
                             n_epochs=1, eval_every=128, eval_games=4, snapshot_every=128, net_arch=(16,),
                             warm_start="heuristic", warm_start_steps=300, warm_start_epochs=2,
                             out=str(tmp_path), progress_bar=False))
