@@ -83,3 +83,16 @@ def test_baralho_compile_foreground_compiles_before_the_first_move(tmp_path, mod
     out = _run(code, tmp_path, BARALHO_COMPILE=mode)
     assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
     assert "compiling the Rodízio engine, first use only" in out.stderr
+
+
+def test_a_data_file_of_the_engines_folder_is_part_of_its_cache_stamp(tmp_path):
+    """A deck.json read into constants at import is compiled in: editing it must invalidate the
+    compiled engine's cache, as editing a module does (the stamp covered only .py files)."""
+    from baralho.core.jit import folder_stamp
+
+    (tmp_path / "fast.py").write_text("X = 1\n")
+    (tmp_path / "deck.json").write_text('{"cards": [1, 2, 3]}')
+    before = folder_stamp(tmp_path)
+    folder_stamp.cache_clear()
+    (tmp_path / "deck.json").write_text('{"cards": [1, 2, 3, 4]}')
+    assert folder_stamp(tmp_path) != before and "deck.json" in {name for name, *_ in before}

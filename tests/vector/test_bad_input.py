@@ -212,3 +212,15 @@ def test_batch_heuristic_checks_env_indices_and_array_shapes(engine):
     # other integer dtypes and a bool mask are taken (converted: no new compile) and give the same moves
     again = BatchHeuristic(venv.game, 4, seed=0, engine=engine)
     assert again.act(np.arange(4, dtype=np.uint8), obs.astype(np.int64), mask.astype(bool)).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_bad_seed_is_named_at_make_and_at_reset(engine):
+    from baralho.core.config import ConfigError
+
+    for seed in (-1, 1.5, "0"):
+        with pytest.raises(ConfigError, match=rf"seed={seed!r} must be None or an integer >= 0"):
+            bv.make("rodizio_v1", 2, seed, engine=engine)
+    venv = bv.make("rodizio_v1", 2, 0, engine=engine)
+    with pytest.raises(ConfigError, match="seed=-3 must be None or an integer >= 0"):
+        venv.reset(seed=-3)

@@ -44,7 +44,7 @@ import numpy as np
 
 from baralho.core import fast_chance as R
 from baralho.envs.chuche import cards as C
-from baralho.envs.chuche.actions import (
+from baralho.envs.chuche.actions import (  # the action kinds, named as in rules.py
     A_ADD,
     A_BLOCK,
     A_BOMBA,

@@ -26,9 +26,9 @@ What differs from ``rules.py``, and why:
   Generator: same distribution, other numbers. The AEC env deals with the
   reference's ``new_state``, so a seed gives the same game on both engines.
 
-The batch and AEC entry points are built from the primitives (``deal``, ``apply``,
-``legal_mask``, ``observe``, ``current_player``, ``returns``) once for every game
-(``baralho/core/batch.py``).
+These are the primitives (``deal``, ``apply``, ``legal_mask`` from fast_mask.py,
+``observe`` from fast_observation.py, ``current_player``, ``returns``) from which
+``baralho/core/batch.py`` builds every batch and AEC entry point, as for every game.
 """
 
 from __future__ import annotations
