@@ -27,6 +27,7 @@ from pathlib import Path
 import baralho
 from baralho.envs import compiled_ids
 from benchmarks import anchors, costs, fuzz, git_head, throughput, training_fps
+from benchmarks import search as search_bench
 from benchmarks import vector as vector_bench
 
 HERE = Path(__file__).parent
@@ -232,6 +233,23 @@ def main(argv: list[str] | None = None) -> int:
            "| env | state | obs | total per env | vector first | vector cached | AEC first | AEC compiled first "
            "| AEC cached |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
            *extra, ""]
+
+    # 1c. the compiled search ---------------------------------------------------------
+    print("search ...", flush=True)
+    sims, count = (20, 2) if q else (200, 6)
+    md += ["## Search speed (ISMCTS)", "",
+           f"`make_agent(\"ismcts:{sims}\")` bound to the env, as a tournament runs it, on {count} positions of "
+           "random play from seeded deals (2 players), on the default (compiled) engine and on "
+           "`engine=\"reference\"` (the Python search): simulations per second, whole moves timed. The rollout "
+           "bound is 1 / (mean rollout length x the compiled step without observations), both measured in the "
+           "same run from the same positions (random play to the end in a numba loop over the game's "
+           "primitives): what a search could reach if a simulation cost only its rollout. "
+           "`python -m benchmarks.search` runs this section alone.", "",
+           *search_bench.search_table(list(baralho.ENV_IDS), sims, count, 0.2 if q else 2.0), ""]
+    if (HERE / "search_check.md").exists():
+        md += ["The compiled search against the heuristic beside the Python search against it (same N, same "
+               "deals; `python -m benchmarks.search_check`, embedded as it was last run):", "",
+               (HERE / "search_check.md").read_text(), ""]
 
     # 2. fuzzing -----------------------------------------------------------------
     print("fuzzing ...", flush=True)
