@@ -118,11 +118,18 @@ class ISMCTSAgent:
     def bind(self, env) -> None:
         self.env = env.unwrapped
         game = self.env.game
-        self._searcher = None
-        if self.rollout == "random" and not self.guided and hasattr(getattr(game, "fast", None), "resample_hidden"):
+        from baralho.envs import has_module
+
+        before, self._searcher = self._searcher, None
+        if not self.guided and hasattr(getattr(game, "fast", None), "resample_hidden") and (
+                self.rollout == "random" or has_module(game.env_id, "fast_heuristic")):
             from baralho.core.search import Searcher
 
-            self._searcher = Searcher(game)
+            self._searcher = Searcher(game, rollout=self.rollout,
+                                      heuristic_seed=None if self.seed is None else self.seed + 1)
+            if (before is not None and before.rollout == "heuristic" == self.rollout
+                    and before._hmemory.dtype == self._searcher._hmemory.dtype):
+                self._searcher._hmemory[:] = before._hmemory      # one heuristic across games, as _policy
         if self.rollout == "heuristic" and self._policy is None:
             from baralho.agents.base import heuristic_for
 

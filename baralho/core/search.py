@@ -1,14 +1,18 @@
 """Information-set MCTS over a game's compiled engine: ``agents/ismcts.py``'s search, compiled.
 
 The same algorithm as the Python search (single-observer ISMCTS with availability counts,
-Cowling, Powley & Whitehouse 2012; random rollouts), built once for every game from its
+Cowling, Powley & Whitehouse 2012; random rollouts, or the game's compiled heuristic playing
+them: ``ismcts:N:h``), built once for every game from its
 compiled primitives (``core/batch.py``) and one more, ``resample_hidden(s, d, seat, g)``: a
 determinization drawn in place from a ``fast_chance`` generator ``g``, the same draws as the
 reference's ``resample_hidden`` from numpy's Generator. The search draws every number (the
 determinization, the expansion, each rollout move) from ``g`` in the order the Python search
 draws them from its Generator, so from the same generator state both searches make the same
 simulations and end with the same visit counts (``tests/agents/test_compiled_search.py``):
-the Python search is the compiled one's readable twin and its oracle.
+the Python search is the compiled one's readable twin and its oracle. With heuristic rollouts
+the game's ``fast_heuristic.act_batch`` (heuristic.py's move, tie noise and plan included)
+plays every seat of the rollout from that seat's observation, written by the compiled
+``observe``.
 
 The tree lives in preallocated arrays, one row of ``num_actions`` entries per node (the child
 node, visits, summed value, availability); each simulation copies the root's record into a
@@ -53,13 +57,55 @@ def set_generator(rng: np.random.Generator, g: np.ndarray) -> None:
     rng.bit_generator.state = st
 
 
-def search_kernel(fast: ModuleType, parallel: bool):
-    """The search over ``fast``'s primitives (``Kernels.search`` compiles it)."""
-    apply, legal_mask, current_player, returns, resample = (
-        fast.apply, fast.legal_mask, fast.current_player, fast.returns, fast.resample_hidden)
+def _random_rollout(fast: ModuleType):
+    """A random rollout (ISMCTSAgent._rollout without a policy): a uniform legal move, drawn from ``g``."""
+    apply, legal_mask, current_player = fast.apply, fast.legal_mask, fast.current_player
+
+    def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
+        for _ in range(max_rollout):
+            if current_player(s, d) < 0:
+                break
+            legal_mask(s, d, mask)
+            count = 0
+            for a in range(mask.size):
+                if mask[a]:
+                    legal[count] = a
+                    count += 1
+            apply(s, d, legal[R.integers(g, count)])
+    return linked(rollout)
+
+
+def _heuristic_rollout(fast: ModuleType, heuristic: ModuleType):
+    """A heuristic rollout (ISMCTSAgent._rollout with the heuristic): the game's compiled heuristic
+    (``fast_heuristic.act_batch``, heuristic.py's move draw for draw) plays every seat from that
+    seat's own observation; its tie noise and plan are the slot's ``hmemory`` row, kept from one
+    simulation to the next as the Python search's one heuristic object keeps them."""
+    apply, legal_mask, current_player, observe = fast.apply, fast.legal_mask, fast.current_player, fast.observe
+    act_batch = heuristic.act_batch
+
+    def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
+        row = hrows[slot:slot + 1]
+        for _ in range(max_rollout):
+            seat = current_player(s, d)
+            if seat < 0:
+                break
+            legal_mask(s, d, hmasks[slot])
+            observe(s, d, obs_at, seat, hobs[slot])
+            act_batch(hmemory, row, hobs, hmasks, hout[slot:slot + 1], *htables)
+            apply(s, d, hout[slot])
+    return linked(rollout)
+
+
+def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None = None):
+    """The search over ``fast``'s primitives, with random rollouts or (``heuristic``: the game's
+    ``fast_heuristic`` module) heuristic ones (``search_kernels`` compiles it)."""
+    legal_mask, current_player, returns, resample, apply = (
+        fast.legal_mask, fast.current_player, fast.returns, fast.resample_hidden, fast.apply)
+    rollout = _random_rollout(fast) if heuristic is None else _heuristic_rollout(fast, heuristic)
 
     def run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child, visits,
-            value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, first, last, slot) -> None:
+            value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory, hrows, hobs, hmasks,
+            hout, obs_at, htables, first, last, slot) -> None:
         """Roots ``first..last-1``, one after another in tree slot ``slot``: each root's budget of
         simulations from a fresh tree (or, with ``resume``, from the slot's tree as the last call
         left it: a search run in chunks), then its root's visits and values into the outputs."""
@@ -124,16 +170,8 @@ def search_kernel(fast: ModuleType, parallel: bool):
                     depth += 1
                     apply(s, d, best)
                     node = tree_child[node, best]
-                for _ in range(max_rollout):                  # a random rollout (_rollout)
-                    if current_player(s, d) < 0:
-                        break
-                    legal_mask(s, d, mask)
-                    count = 0
-                    for a in range(A):
-                        if mask[a]:
-                            fresh_row[count] = a
-                            count += 1
-                    apply(s, d, fresh_row[R.integers(g, count)])
+                rollout(s, d, g, max_rollout, mask, fresh_row, slot, hmemory, hrows, hobs, hmasks, hout, obs_at,
+                        htables)                              # to the end (_rollout)
                 for p in range(ret.size):
                     ret[p] = 0.0
                 returns(s, d, ret)
@@ -146,33 +184,41 @@ def search_kernel(fast: ModuleType, parallel: bool):
                 out_value[r, a] = tree_value[0, a]
 
     run = linked(run)
+    suffix = "" if heuristic is None else "_heuristic"
 
     if parallel:
         def search_batch_threads(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch,
                                  scratch_bytes, child, visits, value, avail, nodes, masks, fresh, paths, rets,
-                                 out_visits, out_value):
+                                 out_visits, out_value, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
             count, slots = len(seats), len(nodes)
             per = (count + slots - 1) // slots
             for slot in nb.prange(slots):
                 run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child,
-                    visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value,
-                    min(slot * per, count), min((slot + 1) * per, count), slot)
+                    visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory, hrows,
+                    hobs, hmasks, hout, obs_at, htables, min(slot * per, count), min((slot + 1) * per, count), slot)
+        search_batch_threads.__name__ += suffix        # the kernel's name in numba's cache
         return search_batch_threads
 
     def search_batch(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes,
-                     child, visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value):
+                     child, visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory,
+                     hrows, hobs, hmasks, hout, obs_at, htables):
         run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child, visits,
-            value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, 0, len(seats), 0)
+            value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory, hrows, hobs, hmasks,
+            hout, obs_at, htables, 0, len(seats), 0)
+    search_batch.__name__ += suffix
     return search_batch
 
 
 @functools.cache
-def search_kernels(fast: ModuleType, parallel: bool) -> batch.Kernel:
-    """The search kernel of ``fast`` (a game's compiled engine), built and compiled at its first call."""
+def search_kernels(fast: ModuleType, parallel: bool, heuristic: ModuleType | None = None) -> batch.Kernel:
+    """The search kernel of ``fast`` (a game's compiled engine), built and compiled at its first call;
+    with ``heuristic`` (its ``fast_heuristic`` module), the search with heuristic rollouts."""
     k = batch.kernels(fast)
-    seconds = getattr(fast, "COMPILE_SECONDS", {}).get("search", 10)
-    return batch.Kernel(lambda: k.kernel(search_kernel(fast, parallel), **({"parallel": True} if parallel else {})),
-                        f"the {k.title} search" + (" for threads" if parallel else ""), seconds)
+    seconds = getattr(fast, "COMPILE_SECONDS", {}).get("search", 10) * (1 if heuristic is None else 2)
+    options = {"parallel": True} if parallel else {}
+    return batch.Kernel(lambda: k.kernel(search_kernel(fast, parallel, heuristic), **options),
+                        f"the {k.title} search" + (" with heuristic rollouts" if heuristic else "")
+                        + (" for threads" if parallel else ""), seconds)
 
 
 #: (kernel, record dtype, tables dtype) -> the compiled search's entry point
@@ -184,11 +230,35 @@ class Searcher:
     slots, grown as a search needs. ``search`` is the batched call; the agent's ``act`` calls
     it on one root."""
 
-    def __init__(self, game, threads: int = 1, nodes: int = 1024, max_rollout: int = 10_000) -> None:
+    def __init__(self, game, threads: int = 1, nodes: int = 1024, max_rollout: int = 10_000,
+                 rollout: str = "random", heuristic_seed: int | None = None) -> None:
+        """``rollout="heuristic"``: the game's compiled heuristic plays the rollouts, every slot's as
+        ``heuristic_for(env_id, game, seed=heuristic_seed)`` would (its tie noise and plan carry
+        over from one search to the next, as one heuristic object's do)."""
         if not hasattr(game.fast, "resample_hidden"):
             raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet (the Python search runs)")
-        self.game, self.threads, self.max_rollout = game, threads, max_rollout
-        self._kernel = search_kernels(game.fast, threads > 1)
+        if rollout not in ("random", "heuristic"):
+            raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
+        self.game, self.threads, self.max_rollout, self.rollout = game, threads, max_rollout, rollout
+        heuristic = None
+        if rollout == "heuristic":
+            from baralho.envs import game_module, has_module
+            from baralho.vector.heuristic import generator_words as heuristic_words
+
+            if not has_module(game.env_id, "fast_heuristic"):
+                raise NotImplementedError(f"{game.env_id}: no compiled heuristic (the Python search runs)")
+            heuristic = game_module(game.env_id, "fast_heuristic")
+            self._hmemory = np.zeros(threads, heuristic.memory_dtype(game.reference))
+            seed = np.random.SeedSequence().entropy if heuristic_seed is None else heuristic_seed
+            self._hmemory["rng"][:] = heuristic_words(int(seed))
+            self._htables = tuple(heuristic.heuristic_tables(game.reference))
+            self._hobs = np.zeros((threads, game.obs_layout.size), game.obs_layout.dtype)
+        else:                         # the random rollout reads none of these
+            self._hmemory, self._htables = np.zeros(threads, np.int64), ()
+            self._hobs = np.zeros((threads, 1), np.int8)
+        self._hrows, self._hout = np.arange(threads, dtype=np.int64), np.zeros(threads, np.int64)
+        self._obs_at = game._offsets
+        self._kernel = search_kernels(game.fast, threads > 1, heuristic)
         self._tables = game._tables
         self.A, self.P = game.num_actions, game.num_players
         blank = game._blank
@@ -202,7 +272,8 @@ class Searcher:
         # the argument types are the game's record and table layouts (every other argument is of
         # a fixed type): a new Searcher of the same layouts (an agent bound to each new game's env)
         # finds the entry point here instead of typing the arguments again (~0.3 ms, measured)
-        self._key = (self._kernel, blank.dtype, self._tables.dtype)
+        self._key = (self._kernel, blank.dtype, self._tables.dtype, self._hmemory.dtype,
+                     tuple((getattr(t, "dtype", type(t)), np.ndim(t)) for t in self._htables))
         self._grow(nodes)
 
     def _grow(self, capacity: int) -> None:
@@ -237,7 +308,8 @@ class Searcher:
         args = (root_bytes, self._tables, np.asarray(seats, np.int64).reshape(B), sims, float(exploration),
                 self.max_rollout, np.ascontiguousarray(gens, np.uint64), bool(resume), self._scratch,
                 self._scratch_bytes, self._child, self._visits, self._value, self._avail, self.nodes, self._masks,
-                self._fresh, self._paths, self._rets, out_visits, out_value)
+                self._fresh, self._paths, self._rets, out_visits, out_value, self._hmemory, self._hrows,
+                self._hobs, self._masks, self._hout, self._obs_at, self._htables)
         # every argument is an array this class made, of fixed types (or a plain number): once
         # compiled, the kernel's entry point is called past numba's dispatcher, which types every
         # argument on every call (two record arrays among them: most of a short search's time)

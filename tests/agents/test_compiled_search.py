@@ -14,7 +14,7 @@ import pytest
 import baralho
 from baralho.agents import ismcts as I
 from baralho.core.search import Searcher, generator_words, set_generator
-from baralho.envs import ENV_IDS, game_module
+from baralho.envs import ENV_IDS, game_module, has_module
 
 SEARCHED = [e for e in ENV_IDS if hasattr(game_module(e, "fast"), "resample_hidden")]
 CASES = [(e, c) for e in SEARCHED for c in baralho.env_module(e).TEST_CONFIGS]
@@ -102,3 +102,55 @@ def test_a_batch_of_roots_is_each_root_searched_alone():
     gens = np.stack([generator_words(np.random.default_rng(k)) for k in range(3)])
     visits2, _ = threaded.search([f[2] for f in found], [f[3] for f in found], [30, 5, 60], 0.7, gens)
     assert (visits2 == visits).all()
+
+
+HEURISTIC = [(e, c) for e, c in ENDS if has_module(e, "fast_heuristic")]
+
+
+@pytest.mark.parametrize(("env_id", "config"), HEURISTIC, ids=[f"{e}-{i}" for i, (e, _) in enumerate(HEURISTIC)])
+def test_heuristic_rollouts_are_the_python_searchs_too(env_id, config):
+    """``ismcts:N:h``: the compiled heuristic plays every rollout as the Python search's heuristic
+    object does (same tie noise, same plan carried from one simulation to the next)."""
+    for env, game, state, seat in positions(env_id, config, 2, seed=4):
+        for sims in (1, 40):
+            agent = I.ISMCTSAgent(simulations=sims, seed=3, rollout="heuristic")
+            agent.bind(env)                        # its heuristic: heuristic_for(..., seed=4)
+            root, rng = I._Node(), np.random.default_rng(5)
+            for _ in range(sims):
+                agent._iterate(game, game.resample_hidden(state, seat, rng), root, rng)
+            searcher = Searcher(game, rollout="heuristic", heuristic_seed=4)
+            g = generator_words(np.random.default_rng(5))[None].copy()
+            visits, values = searcher.search([state], [seat], sims, agent.c, g)
+            assert dict(root.visits) == {a: int(v) for a, v in enumerate(visits[0]) if v}, (env_id, sims)
+            np.testing.assert_allclose([root.value.get(a, 0.0) for a in range(game.num_actions)], values[0])
+
+
+@pytest.mark.parametrize("env_id", ["rodizio_v1", "chuche_v1"])
+@pytest.mark.parametrize("style", ["", ":h"])
+def test_the_agent_plays_the_same_moves_on_either_engine(env_id, style):
+    """``make_agent("ismcts:N")`` searches compiled on the default engine and in Python on
+    ``engine="reference"``: from the same seeds, the same moves and root statistics."""
+    from baralho.agents import make_agent
+
+    played = {}
+    for engine in ("compiled", "reference"):
+        env = baralho.make(env_id, engine=engine)
+        agents = [make_agent(f"ismcts:30{style}", env_id, seed=s) for s in (1, 2)]
+        for a in agents:
+            a.bind(env)
+        env.reset(seed=9)
+        moves, stats = [], []
+        for k, agent_id in enumerate(env.agent_iter()):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc or k >= 40:
+                break
+            agent = agents[env.possible_agents.index(agent_id)]
+            before = agent.root_visits
+            moves.append(agent.act(obs, agent_id))
+            if agent.root_visits is not before:
+                stats.append(agent.root_visits.copy())
+            env.step(moves[-1])
+        played[engine] = moves, stats
+    assert played["compiled"][0] == played["reference"][0]
+    assert len(played["compiled"][1]) == len(played["reference"][1]) > 0
+    assert all((a == b).all() for a, b in zip(*(played[e][1] for e in ("compiled", "reference"))))
