@@ -119,9 +119,10 @@ def tournament(args: argparse.Namespace) -> int:
 def train(args: argparse.Namespace) -> int:
     if args.algo == "sb3":
         from baralho.training import train as t
-        for flag in ("shaping", "inputs", "prior"):
-            if getattr(args, flag) is not None:
-                raise SystemExit(f"baralho train: --{flag} is a selfplay setting (--algo sb3 has no {flag})")
+        for flag in ("shaping", "inputs", "prior", *SELFPLAY_ONLY):
+            if getattr(args, flag) not in (None, False):
+                raise SystemExit(f"baralho train: --{flag.replace('_', '-')} is a selfplay setting "
+                                 f"(--algo sb3 has no {flag})")
         if args.warm_start == "none":
             args.warm_start = None
         out = Path(args.out or t.TrainConfig.out)
@@ -228,7 +229,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown})"
 
 
+#: the train flags only --algo selfplay has (generated from SelfPlayConfig by build_parser)
+SELFPLAY_ONLY: list[str] = []
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from baralho.training import selfplay
+
     parser = argparse.ArgumentParser(
         prog="baralho", formatter_class=HelpFormatter,
         description="Card games for multi-agent RL: play, train, evaluate and compare agents.",
@@ -329,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", default=None,
                    help="continue the run in --out (same env and config): its latest policy, its snapshot pool")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    SELFPLAY_ONLY[:] = selfplay.add_flags(p)     # every other SelfPlayConfig field: --gamma, --epochs, ...
     p.set_defaults(func=train)
     p = command("train-rllib", "PPO self-play with Ray RLlib: one masked policy for every seat")
     p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")

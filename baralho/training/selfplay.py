@@ -76,7 +76,7 @@ import json
 import math
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -577,15 +577,63 @@ def train(cfg: SelfPlayConfig) -> Path:
     return out
 
 
-def command_line(args, names: dict) -> str:
-    """The ``baralho train`` command of these flags (the ones given), as a model card quotes it."""
-    words = ["baralho", "train", args.env_id]
-    for flag in names:
-        if flag == "out":          # the user's folder: a card names no path of the machine that trained it
+# --- the command line: one flag per SelfPlayConfig field -------------------------------------
+
+#: flags shared with ``--algo sb3`` that name a field otherwise (sb3 counts timesteps)
+FLAG_OF = {"decisions": "timesteps"}
+#: what the generated flags mean (the flags shared with sb3 have their help in cli.py)
+HELP = dict(rollout="env steps per env between updates", gamma="discount", gae_lambda="GAE's lambda",
+            vf_coef="value loss weight", max_grad_norm="gradient clipping norm", epochs="PPO epochs per update",
+            minibatch="PPO minibatch size", net_arch="hidden layer sizes of the policy and value nets",
+            prior_weight="with --prior heuristic: the bonus's starting value",
+            critic_warmup="decisions at the start during which only the value net learns",
+            self_share="share of new games where every seat is the learner",
+            heuristic_share="share of new games where the heuristic plays the other seats (the rest: the league)",
+            league_size="frozen snapshots that play (0: no league)", torch_threads="torch's CPU threads")
+#: fields set otherwise: the positional env, ``--config KEY=VALUE``, ``--quiet``
+NOT_FLAGS = ("env_id", "env_config", "progress")
+
+
+def add_flags(parser) -> list[str]:
+    """Give ``parser`` (``baralho train``'s) a ``--flag`` for every SelfPlayConfig field it does
+    not have yet, of the field's type (the value is checked by ``check``); returns their names,
+    which ``--algo sb3`` refuses."""
+    taken = {a.dest for a in parser._actions}
+    added = []
+    for f in fields(SelfPlayConfig):
+        if f.name in NOT_FLAGS or FLAG_OF.get(f.name, f.name) in taken:
             continue
-        value = getattr(args, flag, None)
-        if value is not None and value is not False:
-            words += [f"--{flag.replace('_', '-')}"] + ([] if value is True else [str(value)])
+        kind = str(f.type)
+        opts = dict(dest=f.name, default=None,
+                    help=f"selfplay: {HELP.get(f.name, f.name)} (default: per game, DEFAULTS in training/selfplay.py)")
+        if kind == "bool":
+            opts.update(action="store_true")
+        elif kind.startswith("tuple[int"):
+            opts.update(type=int, nargs="+", metavar="N")
+        else:
+            opts.update(type=int if kind.startswith("int") else float if kind.startswith("float") else str)
+        parser.add_argument(f"--{f.name.replace('_', '-')}", **opts)
+        added.append(f.name)
+    return added
+
+
+def settings_of(args) -> dict:
+    """The SelfPlayConfig fields the command line gave (flag values, by field name)."""
+    given = {f.name: getattr(args, FLAG_OF.get(f.name, f.name), None) for f in fields(SelfPlayConfig)
+             if f.name not in NOT_FLAGS}
+    if given.get("net_arch") is not None:
+        given["net_arch"] = tuple(given["net_arch"])
+    return {k: v for k, v in given.items() if v is not None and v is not False}
+
+
+def command_line(args) -> str:
+    """The ``baralho train`` command of the flags given, as a model card quotes it."""
+    words = ["baralho", "train", args.env_id]
+    for name, value in settings_of(args).items():
+        if name == "out":          # the user's folder: a card names no path of the machine that trained it
+            continue
+        values = value if isinstance(value, tuple) else () if value is True else (value,)
+        words += [f"--{FLAG_OF.get(name, name).replace('_', '-')}", *map(str, values)]
     if args.config:
         words += ["--config", *(f"{k}={json.dumps(v)}" for k, v in args.config.items())]
     return " ".join(words)
@@ -593,17 +641,10 @@ def command_line(args, names: dict) -> str:
 
 def main(args) -> int:
     """``baralho train ENV --algo selfplay``: the CLI flags onto SelfPlayConfig."""
-    names = dict(timesteps="decisions", num_envs="num_envs", eval_every="eval_every", eval_games="eval_games",
-                 snapshot_every="snapshot_every", max_minutes="max_minutes", learning_rate="learning_rate",
-                 ent_coef="ent_coef", clip_range="clip_range", seed="seed", out="out", resume="resume",
-                 overwrite="overwrite", warm_start="warm_start", warm_start_steps="warm_start_steps",
-                 warm_start_epochs="warm_start_epochs", engine="engine", shaping="shaping",
-                 inputs="inputs", prior="prior")
-    cfg = config_for(args.env_id, env_config=args.config, progress=not args.quiet,
-                     **{ours: getattr(args, flag, None) for flag, ours in names.items()})
+    cfg = config_for(args.env_id, env_config=args.config, progress=not args.quiet, **settings_of(args))
     out = train(cfg)
     s = json.loads((out / "summary.json").read_text())
-    s["command"] = command_line(args, names)             # for the model card (zoo/ship.py)
+    s["command"] = command_line(args)             # for the model card (zoo/ship.py)
     (out / "summary.json").write_text(json.dumps(s, indent=1))
     final, base = s["final"], s["baseline"]
     print(f"\n{cfg.env_id}: {s['decisions']:,} decisions ({s['learner_decisions']:,} learned from) in "
