@@ -584,3 +584,22 @@ def test_a_checkpoint_is_replaced_whole(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         checkpoint._replace(target, dies)
     assert json.loads(target.read_text()) == {"decisions": 1} and list(tmp_path.iterdir()) == [target]
+
+
+def test_every_setting_is_a_flag_of_the_train_command(tmp_path, capsys):
+    from dataclasses import fields
+
+    from baralho.cli import build_parser, main
+
+    flags = {a.dest for a in next(a for a in build_parser()._subparsers._actions if a.choices)
+             .choices["train"]._actions}
+    names = {sp.FLAG_OF.get(f.name, f.name) for f in fields(sp.SelfPlayConfig) if f.name not in sp.NOT_FLAGS}
+    assert names <= flags, names - flags
+    assert main(["train", "rodizio_v1", "--num-envs", "8", "--timesteps", "128", "--eval-games", "2",
+                 "--warm-start", "none", "--gamma", "0.9", "--net-arch", "16", "8", "--self-share", "0.5",
+                 "--out", str(tmp_path), "--quiet"]) == 0
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["config"]["gamma"] == 0.9 and s["config"]["net_arch"] == [16, 8] and s["config"]["self_share"] == 0.5
+    assert "--gamma 0.9" in s["command"] and "--net-arch 16 8" in s["command"] and "--out" not in s["command"]
+    with pytest.raises(SystemExit, match="--gamma is a selfplay setting"):
+        main(["train", "rodizio_v1", "--algo", "sb3", "--gamma", "0.9", "--out", str(tmp_path / "sb3")])

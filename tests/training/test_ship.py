@@ -22,7 +22,7 @@ def test_a_tiny_run_ships_as_a_zoo_policy_with_its_model_card(tmp_path, monkeypa
                                                       "rodizio_v1_curve.png"]
     text = card.read_text()
     summary = json.loads((run / "summary.json").read_text())
-    assert "`baralho train rodizio_v1 --timesteps 256 --num-envs 8 --eval-every 128 --eval-games 2" in text
+    assert "`baralho train rodizio_v1 --num-envs 8 --timesteps 256 --eval-every 128 --eval-games 2" in text
     assert f"{summary['decisions']:,} env decisions" in text
     assert f"{summary['learner_decisions_per_second']:,.0f} learned from per second" in text
     assert "heuristic vs heuristic" in text and "load average" in text and "rodizio_v1_curve.png" in text
