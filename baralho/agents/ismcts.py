@@ -160,6 +160,8 @@ class ISMCTSAgent:
                 self._own.reset(seed=seed)
             if self._policy is not None:
                 self._policy.reset(seed=seed + 1)
+            if self._searcher is not None and self._searcher.rollout == "heuristic":
+                self._searcher.reset_heuristic(seed + 1)       # the compiled twin of _policy
 
     def act(self, observation: dict[str, np.ndarray], agent_id: str) -> int:
         if self.env is None:

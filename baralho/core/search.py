@@ -243,14 +243,12 @@ class Searcher:
         heuristic = None
         if rollout == "heuristic":
             from baralho.envs import game_module, has_module
-            from baralho.vector.heuristic import generator_words as heuristic_words
 
             if not has_module(game.env_id, "fast_heuristic"):
                 raise NotImplementedError(f"{game.env_id}: no compiled heuristic (the Python search runs)")
             heuristic = game_module(game.env_id, "fast_heuristic")
             self._hmemory = np.zeros(threads, heuristic.memory_dtype(game.reference))
-            seed = np.random.SeedSequence().entropy if heuristic_seed is None else heuristic_seed
-            self._hmemory["rng"][:] = heuristic_words(int(seed))
+            self.reset_heuristic(heuristic_seed)
             self._htables = tuple(heuristic.heuristic_tables(game.reference))
             self._hobs = np.zeros((threads, game.obs_layout.size), game.obs_layout.dtype)
         else:                         # the random rollout reads none of these
@@ -275,6 +273,14 @@ class Searcher:
         self._key = (self._kernel, blank.dtype, self._tables.dtype, self._hmemory.dtype,
                      tuple((getattr(t, "dtype", type(t)), np.ndim(t)) for t in self._htables))
         self._grow(nodes)
+
+    def reset_heuristic(self, seed: int | None) -> None:
+        """The rollouts' heuristic as ``heuristic_for(env_id, game, seed=seed)`` makes it: its tie
+        noise from ``seed`` (None: fresh entropy), no plan."""
+        from baralho.vector.heuristic import generator_words as heuristic_words
+
+        self._hmemory[:] = 0
+        self._hmemory["rng"][:] = heuristic_words(int(np.random.SeedSequence().entropy if seed is None else seed))
 
     def _grow(self, capacity: int) -> None:
         """Trees of ``capacity`` nodes per slot (their contents kept)."""
