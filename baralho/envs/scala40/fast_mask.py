@@ -84,7 +84,7 @@ def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
         group[0] = top
         return _completable(s, group, 1, hand, s.hand_size[p], keep, True)
     hand[top] += 1                   # solver.may_open_with
-    ok = reachable(hand, np.empty(0, np.int8), 0, 0, top, keep, can_close)
+    ok = reachable(hand, s.pending[:0], 0, 0, top, keep, can_close)      # no group (an empty view: no allocation)
     hand[top] -= 1
     return ok
 
@@ -124,7 +124,7 @@ def _pending_selects(s, hand, room: int, opened: bool, mask) -> None:
 @jit
 def _commit_actions(s, hand, keep: int, can_close: bool, guided: bool, mask) -> None:
     opts = np.empty((MAX_OPTS, 5), np.int8)
-    empty = np.empty(0, np.int8)
+    empty = s.pending[:0]
     for o in range(F.parse_group(s.pending[:s.pending_n], s.pending_n, opts)):
         m = opts[o]
         if guided:

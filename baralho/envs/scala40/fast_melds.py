@@ -164,10 +164,11 @@ def _sort_unique(out, n: int) -> int:
 
 
 @jit
-def _positions(group, n: int, variants) -> int:
-    """_positions of the real cards of ``group`` (one suit): each way of placing them as a
-    bit mask of run positions in ``variants[v, 0]`` and its card count in ``variants[v, 1]``
-    (``variants[v, 2]``: 1 when two cards share a position, the reference's ``len(set(ps)) != len(ps)``)."""
+def _positions(group, n: int) -> tuple[int, int, int, int, int, int, int]:
+    """_positions of the real cards of ``group`` (one suit): how many ways of placing them (0 to 2),
+    then each way's bit mask of run positions, its card count and 1 when two cards share a position
+    (the reference's ``len(set(ps)) != len(ps)``); zeros for a way that is not there. A tuple, not
+    an array: this runs for every kind of a legal mask, and an allocation each time was most of it."""
     base = 0
     dup = 0
     count = 0
@@ -185,16 +186,12 @@ def _positions(group, n: int, variants) -> int:
         base |= b
         count += 1
     if aces == 0:
-        variants[0, 0], variants[0, 1], variants[0, 2] = base, count, dup
-        return 1
+        return 1, base, count, dup, 0, 0, 0
     if aces == 1:
-        variants[0, 0], variants[0, 1], variants[0, 2] = base | 1 << 1, count + 1, dup
-        variants[1, 0], variants[1, 1], variants[1, 2] = base | 1 << 14, count + 1, dup
-        return 2
+        return 2, base | 1 << 1, count + 1, dup, base | 1 << 14, count + 1, dup
     if aces == 2:
-        variants[0, 0], variants[0, 1], variants[0, 2] = base | 1 << 1 | 1 << 14, count + 2, dup
-        return 1
-    return 0
+        return 1, base | 1 << 1 | 1 << 14, count + 2, dup, 0, 0, 0
+    return 0, 0, 0, 0, 0, 0, 0
 
 
 @jit
@@ -239,9 +236,9 @@ def parse_group(group, n: int, out) -> int:
             else:
                 c = _put(out, c, SET, r0 + 1, mask, 0, 0)
     if same_suit:
-        variants = np.empty((2, 3), np.int64)
-        for v in range(_positions(group, n, variants)):
-            qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
+        nv, q0, c0, d0, q1, c1, d1 = _positions(group, n)
+        for v in range(nv):
+            qm, cnt, dup = (q0, c0, d0) if v == 0 else (q1, c1, d1)
             if dup or popcount(qm) != cnt:
                 continue
             lo, hi = low_bit(qm), high_bit(qm)
@@ -297,9 +294,9 @@ def extend_options(m, group, n: int, out) -> int:
         if group[i] != JOKER and group[i] // 13 != s:
             return 0
     window = (1 << (hi + 1)) - (1 << lo)
-    variants = np.empty((2, 3), np.int64)
-    for v in range(_positions(group, n, variants)):
-        qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
+    nv, q0, c0, d0, q1, c1, d1 = _positions(group, n)
+    for v in range(nv):
+        qm, cnt, dup = (q0, c0, d0) if v == 0 else (q1, c1, d1)
         if dup or popcount(qm) != cnt or qm & window:
             continue
         lo2 = min(lo, low_bit(qm)) if qm else lo
@@ -362,9 +359,9 @@ def _run_extra(qm: int, b: int, jp: int, jh: bool, one_ace: bool) -> int:
 @jit
 def _run_part(group, n: int, jp: int, b: int, jh: bool, one_ace: bool) -> int:
     best = -1
-    variants = np.empty((2, 3), np.int64)
-    for v in range(_positions(group, n, variants)):
-        qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
+    nv, q0, c0, d0, q1, c1, d1 = _positions(group, n)
+    for v in range(nv):
+        qm, cnt, dup = (q0, c0, d0) if v == 0 else (q1, c1, d1)
         if dup or popcount(qm) != cnt:
             continue
         lo = max(1, low_bit(qm) - 2)
@@ -456,9 +453,9 @@ def extend_extra(m, group, n: int, hand) -> int:
     jh = hand[JOKER] > 0 and not jp and not mj
     window = (1 << (hi + 1)) - (1 << lo)
     best = -1
-    variants = np.empty((2, 3), np.int64)
-    for v in range(_positions(group, n, variants)):
-        qm, cnt, dup = variants[v, 0], variants[v, 1], variants[v, 2]
+    nv, q0, c0, d0, q1, c1, d1 = _positions(group, n)
+    for v in range(nv):
+        qm, cnt, dup = (q0, c0, d0) if v == 0 else (q1, c1, d1)
         if dup or popcount(qm) != cnt or qm & window:
             continue
         lo2, hi2 = min(lo, low_bit(qm)), max(hi, high_bit(qm))
@@ -495,24 +492,30 @@ def _run_meldable(pattern: int, jok: bool) -> int:
 
 
 @jit
+def _rank_bits(hand, t: int) -> int:
+    """Bit r set for each rank r (0 = ace) of suit ``t`` in ``hand``."""
+    bits = 0
+    for r in range(13):
+        if hand[t * 13 + r]:
+            bits |= 1 << r
+    return bits
+
+
+@jit
 def meldable_kinds(hand, mask, at: int) -> None:
     """Mark ``mask[at + k]`` for the kinds k of the hand that belong to some meld of hand cards only."""
     jok = hand[JOKER] > 0
-    pats = np.zeros(4, np.int64)
-    for t in range(4):
-        for r in range(13):
-            if hand[t * 13 + r]:
-                pats[t] |= 1 << r
-    a, b, c, d = pats[0], pats[1], pats[2], pats[3]
+    a, b, c, d = _rank_bits(hand, 0), _rank_bits(hand, 1), _rank_bits(hand, 2), _rank_bits(hand, 3)
     if jok:
         ranks = a & b | a & c | a & d | b & c | b & d | c & d
     else:
         ranks = a & b & (c | d) | c & d & (a | b)
     runs = 0
     for t in range(4):
-        run = _run_meldable(pats[t], jok)
+        pat = a if t == 0 else b if t == 1 else c if t == 2 else d
+        run = _run_meldable(pat, jok)
         runs |= run
-        sel = pats[t] & (ranks | run)
+        sel = pat & (ranks | run)
         for r in range(13):
             if (sel >> r) & 1:
                 mask[at + t * 13 + r] = 1

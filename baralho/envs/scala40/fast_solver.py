@@ -105,22 +105,22 @@ def _give(h, o: int) -> None:
         h[S_CARDS[o, c]] += 1
 
 
+#: the dfs's levels: a meld taken per level, each >= 3 of the <= 15 cards
+DEPTH = 8
+
+
 @jit
 def _dfs(h, opts, nopts: int, need_opts, nneed: int, i0: int, rest0: int, value0: int, used0: bool,
-         bound0: int, staged_value: int, keep: int, can_close: bool) -> bool:
+         bound0: int, staged_value: int, keep: int, can_close: bool, stack) -> bool:
     """solver._reachable's dfs: melds commute, so while the needed card is unused its meld
     comes first, then any, in table order. Depth first with an explicit stack (numba's
-    cache reloads self-recursive functions called from other cached ones into a segfault);
-    a level per meld taken (each takes >= 3 of the <= 15 cards). On True ``h`` is left
-    part-used: callers pass a scratch copy."""
-    depth = 8
-    st_i = np.empty(depth, np.int64)
-    st_rest = np.empty(depth, np.int64)
-    st_value = np.empty(depth, np.int64)
-    st_bound = np.empty(depth, np.int64)
-    st_used = np.empty(depth, np.bool_)
-    st_t = np.empty(depth, np.int64)      # next option to try; -1: the level is just entered
-    st_o = np.empty(depth, np.int64)      # the meld this level took (given back on return)
+    cache reloads self-recursive functions called from other cached ones into a segfault):
+    ``stack``, (7, DEPTH) int64, the caller's (an allocation per call was a third of an
+    unopened player's legal mask). On True ``h`` is left part-used: callers pass a scratch copy."""
+    st_i, st_rest, st_value, st_bound = stack[0], stack[1], stack[2], stack[3]
+    st_used = stack[4]                    # 0 / 1
+    st_t = stack[5]                       # next option to try; -1: the level is just entered
+    st_o = stack[6]                       # the meld this level took (given back on return)
     d = 0
     st_i[0], st_rest[0], st_value[0], st_used[0], st_bound[0], st_t[0] = i0, rest0, value0, used0, bound0, -1
     while d >= 0:
@@ -184,9 +184,11 @@ def reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can
         n += hand[k]
     for i in range(ng):
         h[group[i]] += 1
-    opts = np.empty(NUM_SOLVER, np.int64)
+    work = np.empty(2 * NUM_SOLVER + 7 * DEPTH, np.int64)     # one allocation: the options, the dfs stack
+    opts = work[:NUM_SOLVER]
     nopts = _hand_melds(h, opts)
-    need_opts = np.empty(nopts, np.int64)
+    need_opts = work[NUM_SOLVER:NUM_SOLVER + nopts]
+    stack = work[2 * NUM_SOLVER:].reshape(7, DEPTH)
     nneed = 0
     if need >= 0:
         for j in range(nopts):
@@ -205,14 +207,14 @@ def reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can
             bound0 += h[k] * MAX_VALUE[k]
     if ng == 0:
         return _dfs(h, opts, nopts, need_opts, nneed, 0, total, 0, need < 0, bound0, staged_value, keep,
-                    can_close)
+                    can_close, stack)
     for j in range(nopts):
         o = opts[j]
         if not _contains(o, group, ng) or total - S_SIZE[o] < keep:
             continue
         _take(h, o)
         ok = _dfs(h, opts, nopts, need_opts, nneed, 0, total - S_SIZE[o], S_VALUE[o],
-                  need < 0 or _holds(o, need), bound0 - S_CUT[o], staged_value, keep, can_close)
+                  need < 0 or _holds(o, need), bound0 - S_CUT[o], staged_value, keep, can_close, stack)
         _give(h, o)
         if ok:
             return True
@@ -235,13 +237,14 @@ def opening_selects(hand, group, ng: int, staged_value: int, need: int, keep: in
     opts = np.empty(NUM_SOLVER, np.int64)
     nopts = _hand_melds(full, opts)
     out = np.zeros(NUM_KINDS, np.bool_)
-    empty = np.empty(0, np.int8)
+    empty = group[:0]
+    left = np.empty(NUM_KINDS, np.int64)
     for j in range(nopts):
         o = opts[j]
         if total - S_SIZE[o] < keep or not _contains(o, group, ng):
             continue
         # the meld's cards beyond the group: nothing new to learn when all are marked already
-        left = np.zeros(NUM_KINDS, np.int64)
+        left[:] = 0
         for c in range(S_SIZE[o]):
             left[S_CARDS[o, c]] += 1
         for i in range(ng):
