@@ -24,8 +24,7 @@ import numpy as np
 import baralho
 from baralho.agents import bind_if_needed, make_agent
 from baralho.core import batch
-from baralho.core import fast_chance as R
-from baralho.core.search import generator_words
+from baralho.core.search import _random_rollout, generator_words
 
 
 def positions(env_id: str, count: int, seed: int = 0) -> list[list[int]]:
@@ -78,27 +77,21 @@ def sims_per_second(env_id: str, spec: str, engine: str | None, moves_list: list
 
 
 def _rollout_loop(fast):
-    apply, legal_mask, current_player = fast.apply, fast.legal_mask, fast.current_player
+    rollout = _random_rollout(fast)          # the search's own rollout (core/search.py)
 
     @nb.njit
     def rollouts(roots, root_bytes, scratch, scratch_bytes, tables, games, g, mask, legal) -> int:
         """Random play to the end from each root, ``games`` times; returns the steps played."""
         d = tables[0]
         s = scratch[0]
+        none = np.zeros(1, np.int64)                 # the heuristic rollout's arguments, unread
+        obs = np.zeros((1, 1), np.int8)
         steps = 0
         for _ in range(games):
             for r in range(root_bytes.shape[0]):
                 for k in range(root_bytes.shape[1]):
                     scratch_bytes[0, k] = root_bytes[r, k]
-                while current_player(s, d) >= 0:
-                    legal_mask(s, d, mask)
-                    count = 0
-                    for a in range(mask.size):
-                        if mask[a]:
-                            legal[count] = a
-                            count += 1
-                    apply(s, d, legal[R.integers(g, count)])
-                    steps += 1
+                steps += rollout(s, d, g, 1 << 62, mask, legal, 0, none, none, obs, obs, none, none, ())
         return steps
     return rollouts
 

@@ -58,13 +58,13 @@ def set_generator(rng: np.random.Generator, g: np.ndarray) -> None:
 
 
 def _random_rollout(fast: ModuleType):
-    """A random rollout (ISMCTSAgent._rollout without a policy): a uniform legal move, drawn from ``g``."""
+    """A random rollout (ISMCTSAgent._rollout without a policy): a uniform legal move, drawn from
+    ``g``, at most ``max_rollout`` of them; returns how many (``benchmarks/search.py`` times it)."""
     apply, legal_mask, current_player = fast.apply, fast.legal_mask, fast.current_player
 
     def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
-        for _ in range(max_rollout):
-            if current_player(s, d) < 0:
-                break
+        steps = 0
+        while steps < max_rollout and current_player(s, d) >= 0:
             legal_mask(s, d, mask)
             count = 0
             for a in range(mask.size):
@@ -72,6 +72,8 @@ def _random_rollout(fast: ModuleType):
                     legal[count] = a
                     count += 1
             apply(s, d, legal[R.integers(g, count)])
+            steps += 1
+        return steps
     return linked(rollout)
 
 
@@ -85,7 +87,8 @@ def _heuristic_rollout(fast: ModuleType, heuristic: ModuleType):
 
     def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
         row = hrows[slot:slot + 1]
-        for _ in range(max_rollout):
+        steps = 0
+        while steps < max_rollout:
             seat = current_player(s, d)
             if seat < 0:
                 break
@@ -93,6 +96,8 @@ def _heuristic_rollout(fast: ModuleType, heuristic: ModuleType):
             observe(s, d, obs_at, seat, hobs[slot])
             act_batch(hmemory, row, hobs, hmasks, hout[slot:slot + 1], *htables)
             apply(s, d, hout[slot])
+            steps += 1
+        return steps
     return linked(rollout)
 
 
