@@ -301,6 +301,33 @@ class Searcher:
         self._paths = np.zeros((T, capacity, 3), np.int64)
         self.capacity = capacity
 
+    # the kernel indexes the records, the seats' hands and the generators without bounds checks:
+    # everything a caller passes is checked here first (a state of another game or config, a seat
+    # past the table or a short generator read outside the arrays)
+    def _checked(self, states, seats, simulations, gens, resume: bool):
+        B = len(states)
+        for k, st in enumerate(states):
+            records = getattr(st, "records", None)
+            if records is None or records.dtype != self.game._blank.dtype or records.shape != (1,):
+                raise ValueError(f"{self.game.env_id}: states[{k}] is not a compiled state of this game and config "
+                                 f"(a CompiledState from this game's engine; one playing on the reference engine "
+                                 f"while the kernel compiles has no record yet)")
+        seats = np.asarray(seats)
+        if seats.shape != (B,) or seats.dtype.kind not in "iu" or ((seats < 0) | (seats >= self.P)).any():
+            raise ValueError(f"{self.game.env_id}: seats must be {B} integers in 0..{self.P - 1}, got {seats!r}")
+        sims = np.asarray(simulations)
+        if sims.dtype.kind not in "iu" or (sims < 0).any() or sims.size not in (1, B) or sims.ndim > 1:
+            raise ValueError(f"{self.game.env_id}: simulations must be an integer >= 0 or {B} of them, got "
+                             f"{simulations!r}")
+        sims = np.broadcast_to(sims.astype(np.int64).reshape(-1), (B,)).copy()
+        if not (isinstance(gens, np.ndarray) and gens.dtype == np.uint64 and gens.shape == (B, 6)
+                and gens.flags.c_contiguous and gens.flags.writeable):
+            raise ValueError(f"{self.game.env_id}: gens must be a writeable C-contiguous uint64 array of shape "
+                             f"({B}, 6) (generator_words per root; it is advanced in place)")
+        if resume and (B != 1 or self.threads != 1):
+            raise ValueError("resume grows the last call's tree: one root, one thread")
+        return seats.astype(np.int64), sims, gens
+
     def search(self, states, seats, simulations, exploration: float, gens: np.ndarray,
                resume: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """``simulations[k]`` simulations from each root ``states[k]`` (``CompiledState``s) for its
@@ -308,16 +335,15 @@ class Searcher:
         roots' visit counts and summed values, (B, num_actions) each; with ``resume`` (one root,
         one thread) the tree of the last call grows on."""
         B = len(states)
-        sims = np.asarray(simulations, np.int64).reshape(-1)
-        sims = np.broadcast_to(sims, (B,)).copy() if sims.size == 1 else sims
+        seats, sims, gens = self._checked(states, seats, simulations, gens, resume)
         need = (int(self.nodes.max()) if resume else 0) + int(sims.max(initial=0)) + 1
         if need > self.capacity:
             self._grow(max(need, 2 * self.capacity))
         roots = states[0].records if B == 1 else np.concatenate([s.records for s in states])
         root_bytes = roots.view(np.uint8).reshape(B, roots.itemsize)
         out_visits, out_value = np.zeros((B, self.A), np.int64), np.zeros((B, self.A), np.float64)
-        args = (root_bytes, self._tables, np.asarray(seats, np.int64).reshape(B), sims, float(exploration),
-                self.max_rollout, np.ascontiguousarray(gens, np.uint64), bool(resume), self._scratch,
+        args = (root_bytes, self._tables, seats, sims, float(exploration),
+                self.max_rollout, gens, bool(resume), self._scratch,
                 self._scratch_bytes, self._child, self._visits, self._value, self._avail, self.nodes, self._masks,
                 self._fresh, self._paths, self._rets, out_visits, out_value, self._hmemory, self._hrows,
                 self._hobs, self._masks, self._hout, self._obs_at, self._htables)

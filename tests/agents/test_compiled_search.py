@@ -154,3 +154,24 @@ def test_the_agent_plays_the_same_moves_on_either_engine(env_id, style):
     assert played["compiled"][0] == played["reference"][0]
     assert len(played["compiled"][1]) == len(played["reference"][1]) > 0
     assert all((a == b).all() for a, b in zip(*(played[e][1] for e in ("compiled", "reference"))))
+
+
+def test_the_searcher_refuses_what_its_kernel_would_read_out_of_bounds():
+    env_id = SEARCHED[0]
+    (env, game, state, seat), = positions(env_id, {}, 1, seed=3)
+    other = next(positions(SEARCHED[1], {}, 1, seed=3))[2]
+    searcher = Searcher(game)
+    g = generator_words(np.random.default_rng(0))[None].copy()
+    for states, seats, sims, gens, says in [
+            ([other], [seat], 5, g, r"states\[0\] is not a compiled state of this game"),
+            ([game.to_reference(state)], [seat], 5, g, r"states\[0\] is not a compiled state"),
+            ([state], [game.num_players], 5, g, r"seats must be 1 integers in 0\.\."),
+            ([state], [-1], 5, g, "seats must be"),
+            ([state], [seat], -1, g, "simulations must be an integer >= 0"),
+            ([state], [seat], 5, g[:, :4].copy(), r"gens must be .* shape \(1, 6\)"),
+            ([state], [seat], 5, g.astype(np.int64), "gens must be"),
+    ]:
+        with pytest.raises(ValueError, match=says):
+            searcher.search(states, seats, sims, 0.7, gens)
+    visits, _ = searcher.search([state], [seat], 5, 0.7, g)      # and it still searches
+    assert visits.sum() == 5
