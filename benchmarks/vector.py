@@ -40,8 +40,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pick(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniform legal action per row (argmax of uniform noise times the mask)."""
-    return (rng.random(mask.shape, np.float32) * mask).argmax(1)
+    """A uniform legal action per row (argmax of uniform noise in [1, 2) times the mask: noise in
+    [0, 1) drew an exact float32 0 once in 2**24, and argmax then picked an illegal action 0)."""
+    return ((rng.random(mask.shape, np.float32) + 1) * mask).argmax(1)
 
 
 def run_vector(env_id: str, config: dict, batch: int, seconds: float, seed: int = 0) -> float:

@@ -32,7 +32,9 @@ import baralho.vector as bv
 
 
 def _uniform(rng: np.random.Generator) -> Callable:
-    return lambda obs, mask, seat: (rng.random(mask.shape, np.float32) * mask).argmax(1)
+    # noise in [1, 2), not [0, 1): a float32 draw of exactly 0 (one in 2**24) on the only legal
+    # action tied it with the illegal ones, and argmax picked action 0
+    return lambda obs, mask, seat: ((rng.random(mask.shape, np.float32) + 1) * mask).argmax(1)
 
 
 def _heuristic(env_id: str, config: dict, seed: int | None) -> Callable:

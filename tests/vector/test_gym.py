@@ -72,3 +72,14 @@ def test_sb3_maskable_ppo_trains_on_the_vec_env_view():
     masks = get_action_masks(venv)
     actions, _ = model.predict(obs, action_masks=masks)
     assert masks[np.arange(16), actions].all()
+
+
+def test_the_uniform_opponent_never_picks_an_illegal_action_on_a_zero_draw():
+    from baralho.vector.gym import _uniform
+
+    class Zeros:                 # a float32 draw of exactly 0 happens once in 2**24
+        def random(self, shape, dtype):
+            return np.zeros(shape, dtype)
+
+    mask = np.array([[0, 0, 1, 0], [0, 1, 1, 0]], np.int8)
+    assert _uniform(Zeros())(None, mask, None).tolist() == [2, 1]
