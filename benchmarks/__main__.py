@@ -4,6 +4,7 @@
     python -m benchmarks --quick    # ~1 minute: every section, tiny budgets (to runs/benchmarks-quick/)
     python -m benchmarks --ladders  # only re-embed benchmarks/ladder/*.md in RESULTS.md
     python -m benchmarks --long-runs  # only re-embed benchmarks/fuzz_runs/*.json in RESULTS.md
+    python -m benchmarks --search-check  # only re-embed benchmarks/search_check.md in RESULTS.md
 
 Sections: throughput of every env next to the floors and the peers (same run),
 fuzzing with invariants, memory and copy/resample cost, SB3 training fps next
@@ -132,12 +133,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long-runs", action="store_true",
                     help="only re-embed benchmarks/fuzz_runs/*.json (the 100,000-game runs) in the existing "
                          "RESULTS.md (seconds)")
+    ap.add_argument("--search-check", action="store_true",
+                    help="only re-embed benchmarks/search_check.md (python -m benchmarks.search_check) in the "
+                         "existing RESULTS.md (seconds)")
     args = ap.parse_args(argv)
-    args.out = args.out or str(default_out(args.quick and not (args.ladders or args.long_runs)))
+    args.out = args.out or str(default_out(args.quick and not (args.ladders or args.long_runs or args.search_check)))
     if args.ladders:
         return embed_ladders(Path(args.out))
     if args.long_runs:
         return embed_long_runs(Path(args.out))
+    if args.search_check:
+        return embed_search_check(Path(args.out))
     q = args.quick
     secs, reps = (0.3, 1) if q else (2.0, 3)
     fuzz_secs = 1.0 if q else 60.0
@@ -246,10 +252,7 @@ def main(argv: list[str] | None = None) -> int:
            "primitives): what a search could reach if a simulation cost only its rollout. "
            "`python -m benchmarks.search` runs this section alone.", "",
            *search_bench.search_table(list(baralho.ENV_IDS), sims, count, 0.2 if q else 2.0), ""]
-    if (HERE / "search_check.md").exists():
-        md += ["The compiled search against the heuristic beside the Python search against it (same N, same "
-               "deals; `python -m benchmarks.search_check`, embedded as it was last run):", "",
-               (HERE / "search_check.md").read_text(), ""]
+    md += search_check_block()
 
     # 2. fuzzing -----------------------------------------------------------------
     print("fuzzing ...", flush=True)
@@ -388,6 +391,31 @@ def embed_long_runs(out: Path) -> int:
     table = long_runs_table(stamp)[:-1]          # the blank line after the table is kept from the file
     out.write_text("\n".join(lines[:start] + table + lines[end:]))
     print(f"re-embedded {sum(line.startswith('| ') for line in table) - 1} long runs in {out}")
+    return 0
+
+
+SEARCH_CHECK = ("The compiled search against the heuristic beside the Python search against it (same N, same "
+                "deals; `python -m benchmarks.search_check`, embedded as it was last run):")
+
+
+def search_check_block(stamp: str | None = None) -> list[str]:
+    """benchmarks/search_check.md (a tournament run on its own), for the search section."""
+    if not (HERE / "search_check.md").exists():
+        return []
+    return [SEARCH_CHECK, "", *([stamp, ""] if stamp else []), (HERE / "search_check.md").read_text(), ""]
+
+
+def embed_search_check(out: Path) -> int:
+    """Replace only the search check at the end of the search section of an existing RESULTS.md."""
+    text = out.read_text()
+    head, sep, tail = text.partition("\n## Fuzzing\n")
+    if not sep or "## Search speed (ISMCTS)" not in head:
+        raise SystemExit(f"{out}: not a RESULTS.md written by python -m benchmarks (no search section)")
+    head = head.split("\n" + SEARCH_CHECK)[0].rstrip("\n")
+    stamp = (f"_Re-embedded by `python -m benchmarks --search-check` on "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {git_head()}._")
+    out.write_text(head + "\n\n" + "\n".join(search_check_block(stamp)) + sep + tail)
+    print(f"re-embedded the search check in {out}")
     return 0
 
 

@@ -7,7 +7,8 @@ game).
     python -m benchmarks.search_check                       # Rodízio ismcts:200, Chuche ismcts:20, 600 games each
     python -m benchmarks.search_check --games 60 --out runs/search_check.md
 
-Writes ``benchmarks/search_check.md``, which ``python -m benchmarks`` embeds in RESULTS.md.
+Writes ``benchmarks/search_check.md``, which ``python -m benchmarks`` embeds in RESULTS.md
+(``python -m benchmarks --search-check`` re-embeds it alone).
 """
 
 from __future__ import annotations

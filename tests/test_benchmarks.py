@@ -121,3 +121,18 @@ def test_chart_labels_name_their_config_keys():
     assert chart_label({"env": "scala40_v1", "config": {"num_players": 3, "scope": "hand"}}) == \
         "scala40_v1 num_players=3,scope=hand"
     assert chart_label({"env": "rodizio_v1", "config": {}}) == "rodizio_v1"
+
+
+def test_the_search_check_is_re_embedded_alone(tmp_path, monkeypatch):
+    import benchmarks.__main__ as B
+
+    monkeypatch.setattr(B, "HERE", tmp_path)
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# baralho benchmarks\n\n## Search speed (ISMCTS)\n\n| speed |\n\n## Fuzzing\n\n| fuzz |\n")
+    (tmp_path / "search_check.md").write_text("| first check |\n")
+    assert B.embed_search_check(results) == 0
+    (tmp_path / "search_check.md").write_text("| second check |\n")
+    assert B.embed_search_check(results) == 0            # replaces the block, keeps the rest
+    text = results.read_text()
+    assert "| second check |" in text and "first check" not in text and text.count(B.SEARCH_CHECK) == 1
+    assert text.index("| speed |") < text.index("| second check |") < text.index("## Fuzzing") < text.index("| fuzz |")
