@@ -234,20 +234,20 @@ class ISMCTSAgent:
             self._words = generator_words(self.rng)[None].copy()
         g = self._words
         if self.seconds is None:
-            visits, values = self._searcher.search([state], [seat], self.simulations, self.c, g)
+            visits, values = self._searcher.search_one(state, seat, self.simulations, self.c, g)
         else:
             start = time.perf_counter()
             deadline, chunk, done, resume = start + self.seconds, 8, 0, False
             while True:                      # chunks of about a tenth of the budget (or what is left)
-                visits, values = self._searcher.search([state], [seat], chunk, self.c, g, resume=resume)
+                visits, values = self._searcher.search_one(state, seat, chunk, self.c, g, resume=resume)
                 resume, done = True, done + chunk
                 now = time.perf_counter()
                 if now >= deadline:
                     break
                 rate = done / max(now - start, 1e-6)
                 chunk = max(1, int(rate * min(deadline - now, self.seconds / 10)))
-        self.root_visits, self.root_values = visits[0], values[0]
-        return int(np.argmax(visits[0]))             # most visited (ties: the lowest id)
+        self.root_visits, self.root_values = visits, values
+        return int(np.argmax(visits))             # most visited (ties: the lowest id)
 
     def _sync_rng(self) -> None:
         """``self.rng`` where the compiled search left its generator (the same stream either way)."""

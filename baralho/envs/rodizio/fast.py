@@ -339,18 +339,23 @@ def resample_hidden(s, d, player: int, g) -> None:
                 for j in range(s.eaten_count[w]):
                     pool[m] = s.eaten[w, j]
                     m += 1
-    pool[:m] = np.sort(pool[:m])          # sorted first, so the draw depends only on what player knows
-    perm = np.arange(m)
-    R.shuffle(g, perm, m)                 # rng.permutation(m)
+    for i in range(1, m):                 # sorted first, so the draw depends only on what player knows
+        c, j = pool[i], i                 # (insertion sort in place: np.sort would allocate a copy)
+        while j > 0 and pool[j - 1] > c:
+            pool[j] = pool[j - 1]
+            j -= 1
+        pool[j] = c
+    # pool[rng.permutation(m)]: the permutation's swaps made on the pool itself (no index array)
+    R.shuffle(g, pool, m)
     for p in range(NUM_PLATES):
-        s.plates[p] = pool[perm[p]]
+        s.plates[p] = pool[p]
     at = NUM_PLATES
     if hidden:
         for w in range(s.num_eaters):
             if w != player:
                 total = 0
                 for j in range(s.eaten_count[w]):
-                    c = pool[perm[at]]
+                    c = pool[at]
                     s.eaten[w, j] = c
                     total += VALUE[c]
                     at += 1
