@@ -348,8 +348,9 @@ class Searcher:
         records = getattr(state, "records", None)
         if records is None or records.dtype != self.game._blank.dtype or records.shape != (1,):
             self._checked([state], [seat], simulations, gens, resume)     # raises, saying what is wrong
-        if not (0 <= seat < self.P and isinstance(simulations, int) and simulations >= 0
-                and gens.shape == (1, 6) and gens.dtype == np.uint64):
+        if not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.P and isinstance(simulations, int)
+                and simulations >= 0 and isinstance(gens, np.ndarray) and gens.shape == (1, 6)
+                and gens.dtype == np.uint64 and gens.flags.c_contiguous and gens.flags.writeable):
             self._checked([state], [seat], simulations, gens, resume)
         if resume and self.threads != 1:
             raise ValueError("resume grows the last call's tree: one root, one thread")
