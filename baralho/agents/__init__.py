@@ -4,6 +4,8 @@
 ``random`` · ``heuristic`` · ``ismcts:200`` (simulations) · ``ismcts:0.5s`` (seconds
 per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ismcts:30:g`` (guided: searches
 only the game's key decisions, the heuristic plays the rest; see agents/guides.py) ·
+``ismcts:200:p`` (guided by the env's zoo policy net: PUCT with its policy as prior and its
+value at the leaves, no rollouts; see core/net_search.py) · ``ismcts:200:p:PATH`` (by a policy file) ·
 ``ppo:PATH`` (a trained policy, PATH.json + PATH.npz: weights only, see
 agents/policy.py; SB3 zips are refused, they unpickle) · ``ppo`` (the env's zoo model).
 """
@@ -50,10 +52,12 @@ def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None 
         return heuristic_for(env_id, game, seed)
     if kind == "ismcts":
         budget, _, style = arg.partition(":")
-        if style not in ("", "h", "g"):
-            raise ValueError(f"bad ISMCTS mode in {spec!r}: use ismcts:N, ismcts:N:h (heuristic rollouts) "
-                             f"or ismcts:N:g (guided by the heuristic)")
-        kw = dict(seed=seed, rollout="heuristic" if style == "h" else "random", guided=style == "g")
+        style, _, path = style.partition(":")
+        if style not in ("", "h", "g", "p") or (path and style != "p"):
+            raise ValueError(f"bad ISMCTS mode in {spec!r}: use ismcts:N, ismcts:N:h (heuristic rollouts), "
+                             f"ismcts:N:g (guided by the heuristic) or ismcts:N:p[:PATH] (guided by a policy net)")
+        kw = dict(seed=seed, rollout="heuristic" if style == "h" else "random", guided=style == "g",
+                  policy=path if style == "p" else None)
         try:
             if budget.endswith("s"):
                 return ISMCTSAgent(simulations=None, seconds=float(budget[:-1]), **kw)
@@ -72,4 +76,5 @@ def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None 
             raise ValueError(f"no zoo model for {env_id!r} (zoo: {available()}){retired}; "
                              f"train one with `baralho train {env_id}` and use ppo:PATH")
         return PolicyAgent(arg, env_id=env_id, seed=seed, config=config)
-    raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts][:h|:g], ppo or ppo:PATH")
+    raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts][:h|:g|:p[:PATH]], ppo "
+                     f"or ppo:PATH")

@@ -39,6 +39,7 @@ consistent with the same observation (tests/agents checks that too).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ class _Node:
     value: dict[int, float] = field(default_factory=dict)
     avail: dict[int, int] = field(default_factory=dict)
     children: dict[int, _Node] = field(default_factory=dict)
+    logits: np.ndarray | None = None        # net-guided: the policy net's logits, from the first visit
 
 
 class ISMCTSAgent:
@@ -73,7 +75,7 @@ class ISMCTSAgent:
                  exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
                  rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
                  confidence: float | None = None, tree: bool | None = None, belief_tries: int = 30,
-                 race: float | None = None, race_min: int = 8) -> None:
+                 race: float | None = None, race_min: int = 8, policy: str | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
@@ -102,6 +104,10 @@ class ISMCTSAgent:
         if race_min < 2:
             raise ValueError(f"race_min={race_min} must be >= 2 (a standard error needs two draws)")
         self.race, self.race_min = race, race_min
+        if policy is not None and (guided or rollout != "random"):
+            raise ValueError("a net-guided search (policy=) has no rollouts: it is neither :h nor :g")
+        self.policy = policy           # net-guided (ismcts:N:p): a policy file, or "" for the env's zoo policy
+        self._net = None               # (SB3 policy, its card) once bound
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.env = None
@@ -114,6 +120,8 @@ class ISMCTSAgent:
         self.root_values: np.ndarray | None = None
         budget = f"{simulations}" if seconds is None else f"{seconds}s"
         self.name = f"ismcts:{budget}" + (":g" if guided else ":h" if rollout == "heuristic" else "")
+        if policy is not None:
+            self.name += ":p" + (f":{policy}" if policy else "")
 
     def bind(self, env) -> None:
         self.env = env.unwrapped
@@ -121,6 +129,9 @@ class ISMCTSAgent:
         from baralho.envs import has_module
 
         before, self._searcher = self._searcher, None
+        if self.policy is not None:
+            self._bind_net(game)
+            return
         if not self.guided and hasattr(getattr(game, "fast", None), "resample_hidden") and (
                 self.rollout == "random" or has_module(game.env_id, "fast_heuristic")):
             from baralho.core.search import Searcher
@@ -148,6 +159,36 @@ class ISMCTSAgent:
                 self.confidence = getattr(self._guide, "confidence", CONFIDENCE)
             if self.race is None:
                 self.race = getattr(self._guide, "race", None)
+
+    def _bind_net(self, game) -> None:
+        """Net-guided: load the policy (once) and, on a compiled engine, the compiled search with it."""
+        if self._net is None:
+            from baralho.agents.policy import load_policy
+            from baralho.zoo import zoo_path
+
+            path = self.policy or zoo_path(game.env_id)
+            if path is None:
+                raise ValueError(f"ismcts:N:p: no zoo policy for {game.env_id}; name one, ismcts:N:p:PATH")
+            self._net = load_policy(path, game.env_id, dataclasses.asdict(game.config))
+            if self._net[1].get("prior", "none") != "none":
+                raise NotImplementedError(f"ismcts:N:p: {path} plays with the heuristic's move as a hint (its card's "
+                                          f"prior); the net-guided search reads nets without it")
+        if hasattr(getattr(game, "fast", None), "resample_hidden"):
+            from baralho.core.net_search import NetSearcher
+
+            self._searcher = NetSearcher(game, self._net[0])
+
+    def _net_outputs(self, observation: np.ndarray) -> tuple[np.ndarray, float]:
+        """(logits, value) of the bound policy on one observation, by torch (the Python search's net)."""
+        import torch
+
+        from baralho.training.batch_policy import forward, inputs
+
+        policy = self._net[0]
+        with torch.no_grad():
+            x, onehot = inputs(policy, np.asarray(observation)[None])
+            logits, value = forward(policy, x, onehot, np.ones((1, policy.action_space.n), bool))
+        return logits[0].numpy(), float(value[0])
 
     def reset(self, seed: int | None = None) -> None:
         # The heuristics the search holds are reseeded too (their tie noise draws from their own
@@ -209,6 +250,9 @@ class ISMCTSAgent:
                     alive = self._race(alive, np.asarray(paired))
                     if len(alive) == 1:
                         break
+            elif self._net is not None:
+                self._iterate_net(game, det, root)
+                n += 1
             else:
                 self._iterate(game, det, root, rng)
                 n += 1
@@ -285,6 +329,39 @@ class ISMCTSAgent:
                 break
         self._rollout(game, s, rng)
         self._backup(path, game.returns(s))
+
+    def _iterate_net(self, game, s, root: _Node) -> None:
+        """One simulation of the net-guided search (core/net_search.py's, for the reference engine):
+        PUCT down the tree; a new node gets the policy net's logits from its actor's observation and
+        backs up the value net's estimate for every seat (a finished game, its returns)."""
+        path: list[tuple[_Node, int, int]] = []
+        node = root
+        while True:
+            if game.is_over(s):
+                ret = game.returns(s)
+                break
+            actor = game.current_player(s)
+            legal = np.flatnonzero(game.legal_mask(s)).tolist()
+            if node.logits is None:
+                node.logits = self._net_outputs(game.observe(s, actor))[0]
+                ret = [self._net_outputs(game.observe(s, p))[1] for p in range(game.num_players)]
+                break
+            top = max(float(node.logits[a]) for a in legal)
+            total = sum(math.exp(float(node.logits[a]) - top) for a in legal)
+            best, best_score = -1, -math.inf
+            for a in legal:
+                node.avail[a] = node.avail.get(a, 0) + 1
+            for a in legal:
+                n = node.visits.get(a, 0)
+                q = node.value[a] / n if n else 0.0
+                prior = math.exp(float(node.logits[a]) - top) / total
+                score = q + self.c * prior * math.sqrt(node.avail[a]) / (1 + n)
+                if score > best_score:
+                    best, best_score = a, score
+            path.append((node, best, actor))
+            game.apply(s, best)
+            node = node.children.setdefault(best, _Node())
+        self._backup(path, ret)
 
     def _tree_step(self, game, s, node: _Node, choices: list[int], actor: int,
                    path: list[tuple[_Node, int, int]], rng: np.random.Generator | None) -> _Node | None:

@@ -358,6 +358,13 @@ class Searcher:
         visits, values = self._run(records, self._seat, self._sims, float(exploration), gens, bool(resume))
         return visits[0], values[0]
 
+    def _args(self, root_bytes, seats, sims, exploration, gens, resume, out_visits, out_value) -> tuple:
+        """The kernel's arguments (net_search.NetSearcher's are its own)."""
+        return (root_bytes, self._tables, seats, sims, exploration, self.max_rollout, gens, resume, self._scratch,
+                self._scratch_bytes, self._child, self._visits, self._value, self._avail, self.nodes, self._masks,
+                self._fresh, self._paths, self._rets, out_visits, out_value, self._hmemory, self._hrows,
+                self._hobs, self._masks, self._hout, self._obs_at, self._htables)
+
     def _run(self, roots, seats, sims, exploration: float, gens, resume: bool) -> tuple[np.ndarray, np.ndarray]:
         B = len(roots)
         need = (int(self.nodes.max()) if resume else 0) + int(sims.max(initial=0)) + 1
@@ -365,11 +372,7 @@ class Searcher:
             self._grow(max(need, 2 * self.capacity))
         root_bytes = roots.view(np.uint8).reshape(B, roots.itemsize)
         out_visits, out_value = np.zeros((B, self.A), np.int64), np.zeros((B, self.A), np.float64)
-        args = (root_bytes, self._tables, seats, sims, exploration,
-                self.max_rollout, gens, resume, self._scratch,
-                self._scratch_bytes, self._child, self._visits, self._value, self._avail, self.nodes, self._masks,
-                self._fresh, self._paths, self._rets, out_visits, out_value, self._hmemory, self._hrows,
-                self._hobs, self._masks, self._hout, self._obs_at, self._htables)
+        args = self._args(root_bytes, seats, sims, exploration, gens, resume, out_visits, out_value)
         # every argument is an array this class made, of fixed types (or a plain number): once
         # compiled, the kernel's entry point is called past numba's dispatcher, which types every
         # argument on every call (two record arrays among them: most of a short search's time)

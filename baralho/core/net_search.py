@@ -1,0 +1,291 @@
+"""The net-guided search (``ismcts:N:p``): ISMCTS with a trained policy's net as prior and value.
+
+AlphaZero's PUCT over single-observer ISMCTS (the tree of ``core/search.py``: one shared tree
+of action histories over determinizations, availability counts), on the game's compiled engine:
+
+- each simulation draws a determinization with the compiled ``resample_hidden`` and walks the
+  tree, choosing among the actions legal in it the one of highest
+  ``Q(a) + c * P(a) * sqrt(avail(a)) / (1 + N(a))``: ``Q`` the mean return of the acting seat
+  (0 before a visit), ``N`` the visits, ``avail`` how often the action was legal when the node
+  was reached (ISMCTS's parent count), ``P`` the net's policy at the node, a softmax of its
+  logits over the actions legal in this determinization;
+- a node is evaluated at its first visit, on that simulation's determinization: the policy
+  net's logits from the acting seat's observation (kept for the node), and the value net from
+  every seat's own observation, which is what the simulation backs up (a finished game backs up
+  its returns); no rollout.
+
+The net is the policy file's own (``agents/policy.py``: SB3's MLP, raw or symlog inputs), read
+here as flat float32 arrays (``net_arrays``) and run by ``mlp`` in the kernel; a policy with the
+heuristic prior (its card's ``prior``) needs the heuristic's move at every node and is not
+supported yet. The search's root visits are the policy target of expert iteration.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from types import ModuleType
+
+import numba as nb
+import numpy as np
+
+from baralho.core import batch
+from baralho.core import fast_chance as R
+from baralho.core.jit import jit, linked
+from baralho.core.search import Searcher
+
+
+def net_arrays(policy, obs_dtype) -> tuple:
+    """An SB3 ``MaskableActorCriticPolicy`` (``agents.policy.load_policy``'s) as the kernel's net:
+    (input table, column scales, policy weights, biases, widths, value weights, biases, widths,
+    relu); the widths run input, hidden..., output, and each layer's weights, transposed to
+    (in, out), follow the last's, flat. Refuses a policy with the heuristic prior."""
+    from baralho.training.batch_policy import input_table
+
+    if getattr(policy, "baralho_prior", "none") != "none":
+        raise NotImplementedError("the net-guided search reads nets without the heuristic prior (this policy's "
+                                  "card has prior 'heuristic': it asks the heuristic at every decision)")
+    lut, scale = input_table(policy, obs_dtype)
+    state = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in policy.state_dict().items()}
+
+    def layers(extractor: str, head: str):
+        names = sorted((int(k.split(".")[2]), k[:-len(".weight")]) for k in state
+                       if k.startswith(f"mlp_extractor.{extractor}.") and k.endswith(".weight"))
+        names = [n for _, n in names] + [head]
+        weights = [state[f"{n}.weight"] for n in names]
+        widths = [weights[0].shape[1]] + [w.shape[0] for w in weights]
+        return (np.concatenate([w.T.reshape(-1) for w in weights]),      # (in, out) each: mlp's order
+                np.concatenate([state[f"{n}.bias"] for n in names]), np.array(widths, np.int64))
+
+    relu = policy.activation_fn.__name__ == "ReLU"          # else torch.nn.Tanh (agents.policy.ACTIVATIONS)
+    return (np.ascontiguousarray(lut, np.float32), np.ascontiguousarray(scale, np.float32),
+            *layers("policy_net", "action_net"), *layers("value_net", "value_net"), np.bool_(relu))
+
+
+@jit
+def mlp(x, weights, biases, widths, relu, h, out) -> None:
+    """``out`` = the MLP's output on ``x`` (Linear layers with tanh or relu between them, none after
+    the last); ``h`` two rows of scratch as wide as the widest hidden layer. Each layer's weights
+    are stored transposed, (in, out): the sum runs input by input over contiguous rows (a loop
+    numba vectorizes) and skips the zero inputs (most of an observation: flags and one-hots)."""
+    src_row, w0, b0 = -1, 0, 0
+    layers = len(widths) - 1
+    for layer in range(layers):
+        m, n = widths[layer], widths[layer + 1]
+        dst = out if layer == layers - 1 else h[(src_row + 1) % 2]
+        for i in range(n):
+            dst[i] = biases[b0 + i]
+        for j in range(m):
+            xj = x[j] if src_row < 0 else h[src_row, j]
+            if xj != 0:
+                row = w0 + j * n
+                for i in range(n):
+                    dst[i] += weights[row + i] * xj
+        if layer < layers - 1:
+            for i in range(n):
+                dst[i] = max(dst[i], np.float32(0.0)) if relu else math.tanh(dst[i])
+            src_row = (src_row + 1) % 2
+        w0, b0 = w0 + m * n, b0 + n
+
+
+@jit
+def inputs(obs, lut, scale, x) -> None:
+    """The net's inputs from an observation (``batch_policy.fill_inputs`` without a hint)."""
+    zero = len(lut) // 2
+    for j in range(obs.size):
+        x[j] = lut[np.int64(obs[j]) + zero] * scale[j]
+
+
+@nb.njit
+def _forward(obs, net, h, logits, value) -> None:
+    lut, scale, pi_w, pi_b, pi_widths, vf_w, vf_b, vf_widths, relu = net
+    x = np.zeros(obs.size, np.float32)
+    inputs(obs, lut, scale, x)
+    mlp(x, pi_w, pi_b, pi_widths, relu, h, logits)
+    mlp(x, vf_w, vf_b, vf_widths, relu, h, value)
+
+
+def forward(net: tuple, obs: np.ndarray) -> tuple[np.ndarray, float]:
+    """(logits, value) of one observation by the kernel's arithmetic (what tests compare with torch)."""
+    widths = np.concatenate([net[4][1:], net[7][1:]])
+    h = np.zeros((2, int(widths.max())), np.float32)
+    logits, value = np.zeros(int(net[4][-1]), np.float32), np.zeros(1, np.float32)
+    _forward(obs, net, h, logits, value)
+    return logits, float(value[0])
+
+
+def net_search_kernel(fast: ModuleType, parallel: bool):
+    """The net-guided search over ``fast``'s primitives (``net_search_kernels`` compiles it)."""
+    legal_mask, current_player, returns, resample, apply, observe = (
+        fast.legal_mask, fast.current_player, fast.returns, fast.resample_hidden, fast.apply, fast.observe)
+
+    def run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
+            avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at,
+            net, first, last, slot) -> None:
+        d = tables[0]
+        A = masks.shape[1]
+        lut, scale, pi_w, pi_b, pi_widths, vf_w, vf_b, vf_widths, relu = net
+        s = scratch[slot]
+        mask, ret, path, o, xs, hs, outs = masks[slot], rets[slot], paths[slot], obs[slot], x[slot], h[slot], out[slot]
+        t_child, t_visits, t_value, t_avail, t_logits, t_eval = (
+            child[slot], visits[slot], value[slot], avail[slot], logits[slot], evaluated[slot])
+        for r in range(first, last):
+            g = gens[r]
+            seat = seats[r]
+            if not resume:
+                nodes[slot] = 0
+            if nodes[slot] == 0:                              # the root, not yet evaluated
+                for b in range(A):
+                    t_child[0, b] = -1
+                    t_visits[0, b] = 0
+                    t_value[0, b] = 0.0
+                    t_avail[0, b] = 0
+                t_eval[0] = 0
+                nodes[slot] = 1
+            for _ in range(sims[r]):
+                scratch_bytes[slot, :] = root_bytes[r, :]     # the root's record, copied
+                resample(s, d, seat, g)                       # a determinization
+                node, depth = 0, 0
+                while True:
+                    actor = current_player(s, d)
+                    if actor < 0:                             # the game is over: its returns
+                        for p in range(ret.size):
+                            ret[p] = 0.0
+                        returns(s, d, ret)
+                        break
+                    legal_mask(s, d, mask)
+                    if not t_eval[node]:                      # a new node: the net's policy and values
+                        observe(s, d, obs_at, actor, o)
+                        inputs(o, lut, scale, xs)
+                        mlp(xs, pi_w, pi_b, pi_widths, relu, hs, outs)
+                        for b in range(A):
+                            t_logits[node, b] = outs[b]
+                        t_eval[node] = 1
+                        for p in range(ret.size):
+                            observe(s, d, obs_at, p, o)
+                            inputs(o, lut, scale, xs)
+                            mlp(xs, vf_w, vf_b, vf_widths, relu, hs, outs)
+                            ret[p] = outs[0]
+                        break
+                    top = -math.inf                           # the prior: softmax over the legal actions
+                    for a in range(A):
+                        if mask[a]:
+                            t_avail[node, a] += 1
+                            top = max(top, t_logits[node, a])
+                    total = 0.0
+                    for a in range(A):
+                        if mask[a]:
+                            total += math.exp(t_logits[node, a] - top)
+                    best, best_score = -1, -math.inf          # PUCT
+                    for a in range(A):
+                        if mask[a]:
+                            n = t_visits[node, a]
+                            q = t_value[node, a] / n if n else 0.0
+                            p = math.exp(t_logits[node, a] - top) / total
+                            score = q + c * p * math.sqrt(t_avail[node, a]) / (1 + n)
+                            if score > best_score:
+                                best, best_score = a, score
+                    path[depth, 0], path[depth, 1], path[depth, 2] = node, best, actor
+                    depth += 1
+                    apply(s, d, best)
+                    nxt = t_child[node, best]
+                    if nxt < 0:                               # a new child, evaluated at the next step
+                        nxt = nodes[slot]
+                        nodes[slot] = nxt + 1
+                        for b in range(A):
+                            t_child[nxt, b] = -1
+                            t_visits[nxt, b] = 0
+                            t_value[nxt, b] = 0.0
+                            t_avail[nxt, b] = 0
+                        t_eval[nxt] = 0
+                        t_child[node, best] = nxt
+                    node = nxt
+                for k in range(depth):                        # backup
+                    nd, a, actor = path[k, 0], path[k, 1], path[k, 2]
+                    t_visits[nd, a] += 1
+                    t_value[nd, a] += ret[actor]
+            for a in range(A):
+                out_visits[r, a] = t_visits[0, a]
+                out_value[r, a] = t_value[0, a]
+
+    run = linked(run)
+
+    if parallel:
+        def net_search_batch_threads(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child,
+                                     visits, value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h,
+                                     out, out_visits, out_value, obs_at, net):
+            count, slots = len(seats), len(nodes)
+            per = (count + slots - 1) // slots
+            for slot in nb.prange(slots):
+                run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
+                    avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value,
+                    obs_at, net, min(slot * per, count), min((slot + 1) * per, count), slot)
+        return net_search_batch_threads
+
+    def net_search_batch(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits,
+                         value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits,
+                         out_value, obs_at, net):
+        run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value, avail,
+            logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at, net,
+            0, len(seats), 0)
+    return net_search_batch
+
+
+@functools.cache
+def net_search_kernels(fast: ModuleType, parallel: bool) -> batch.Kernel:
+    k = batch.kernels(fast)
+    seconds = getattr(fast, "COMPILE_SECONDS", {}).get("search", 10)
+    options = {"parallel": True} if parallel else {}
+    return batch.Kernel(lambda: k.kernel(net_search_kernel(fast, parallel), **options),
+                        f"the {k.title} net-guided search" + (" for threads" if parallel else ""), seconds)
+
+
+class NetSearcher(Searcher):
+    """The net-guided search of one compiled game with one policy (``agents.policy.load_policy``'s):
+    ``search`` (B roots) and ``search_one`` as :class:`~baralho.core.search.Searcher`'s, the
+    exploration constant ``c`` of PUCT in place of UCB's."""
+
+    def __init__(self, game, policy, threads: int = 1, nodes: int = 1024) -> None:
+        if not hasattr(game.fast, "resample_hidden"):
+            raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet")
+        self.game, self.threads, self.rollout = game, threads, "net"
+        self.net = net_arrays(policy, game.obs_layout.dtype)
+        size = game.obs_layout.size
+        pi_widths, vf_widths = self.net[4], self.net[7]
+        if pi_widths[0] != size or vf_widths[0] != size:         # the widths' first: the input
+            raise ValueError(f"{game.env_id}: the policy reads {pi_widths[0]} inputs, the observation has {size}")
+        if pi_widths[-1] != game.num_actions or vf_widths[-1] != 1:
+            raise ValueError(f"{game.env_id}: the policy has {pi_widths[-1]} actions, the game {game.num_actions}")
+        self._kernel = net_search_kernels(game.fast, threads > 1)
+        self._tables, self._obs_at = game._tables, game._offsets
+        self.A, self.P = game.num_actions, game.num_players
+        blank = game._blank
+        self._scratch = np.repeat(blank, threads)
+        self._scratch_bytes = self._scratch.view(np.uint8).reshape(threads, blank.itemsize)
+        self._masks = np.zeros((threads, self.A), np.int8)
+        self._rets = np.zeros((threads, self.P), np.float64)
+        self._obs = np.zeros((threads, size), game.obs_layout.dtype)
+        self._x = np.zeros((threads, size), np.float32)
+        wide = int(max(pi_widths[1:].max(), vf_widths[1:].max()))
+        self._h = np.zeros((threads, 2, wide), np.float32)
+        self._out = np.zeros((threads, wide), np.float32)
+        self.nodes = np.zeros(threads, np.int64)
+        self._seat, self._sims = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        self._entry = None
+        self._key = (self._kernel, blank.dtype, self._tables.dtype, bool(self.net[-1]))
+        self._grow(nodes)
+
+    def _grow(self, capacity: int) -> None:
+        old = getattr(self, "_logits", None)
+        super()._grow(capacity)
+        logits, evaluated = np.zeros((self.threads, capacity, self.A), np.float32), np.zeros((self.threads, capacity), np.int8)
+        if old is not None:
+            n = old.shape[1]
+            logits[:, :n], evaluated[:, :n] = old, self._evaluated
+        self._logits, self._evaluated = logits, evaluated
+
+    def _args(self, root_bytes, seats, sims, exploration, gens, resume, out_visits, out_value) -> tuple:
+        return (root_bytes, self._tables, seats, sims, exploration, gens, resume, self._scratch, self._scratch_bytes,
+                self._child, self._visits, self._value, self._avail, self._logits, self._evaluated, self.nodes,
+                self._masks, self._paths, self._rets, self._obs, self._x, self._h, self._out, out_visits, out_value,
+                self._obs_at, self.net)

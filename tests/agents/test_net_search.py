@@ -1,0 +1,119 @@
+"""The net-guided search (``ismcts:N:p``, baralho/core/net_search.py): the kernel's net is the
+policy file's, and the compiled search is the Python one (agents/ismcts.py's ``_iterate_net``)
+move for move, visit for visit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import baralho
+from baralho.agents import bind_if_needed, make_agent
+
+pytest.importorskip("torch")
+
+from baralho.agents.policy import build_policy, load_policy, save_policy  # noqa: E402
+from baralho.core.net_search import NetSearcher, forward  # noqa: E402
+from baralho.training.batch_policy import forward as torch_forward  # noqa: E402
+from baralho.training.batch_policy import inputs  # noqa: E402
+from baralho.zoo import zoo_path  # noqa: E402
+
+NETS = ["rodizio_v1", "chuche_v1"]       # the zoo policies without the heuristic prior
+
+
+def _position(env_id: str, seed: int, engine: str | None = None, **config):
+    """An env at a point of random play where the seat to act has a choice."""
+    env = baralho.make(env_id, **config, **({} if engine is None else {"engine": engine}))
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(0, 30))):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+        env.reset(seed=seed)
+    while np.flatnonzero(env.last()[0]["action_mask"]).size < 2:
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    return env
+
+
+@pytest.mark.parametrize("env_id", NETS)
+def test_the_kernels_net_is_the_policy_files(env_id):
+    policy, _card = load_policy(zoo_path(env_id), env_id)
+    env = _position(env_id, 4)
+    searcher = NetSearcher(env.unwrapped.game, policy)
+    import torch
+
+    for seed in range(5):
+        env = _position(env_id, seed)
+        obs = env.last()[0]
+        x, onehot = inputs(policy, obs["observation"][None])
+        with torch.no_grad():
+            logits, value = torch_forward(policy, x, onehot, np.ones((1, env.action_space(env.agents[0]).n), bool))
+        ours, our_value = forward(searcher.net, obs["observation"])
+        np.testing.assert_allclose(ours, logits[0].numpy(), rtol=1e-5, atol=1e-5)
+        assert our_value == pytest.approx(float(value[0]), abs=1e-5)
+
+
+def _play(env_id: str, spec: str, seed: int, engine: str | None, **config):
+    env = _position(env_id, seed, engine, **config)
+    agent = make_agent(spec, env_id, seed=seed, config=config)
+    bind_if_needed(agent, env)
+    move = agent.act(env.last()[0], env.agent_selection)
+    return move, agent.root_visits.copy(), agent.root_values.copy()
+
+
+@pytest.mark.parametrize("env_id", NETS)
+def test_compiled_and_python_net_searches_agree(env_id):
+    for seed in range(4):
+        move, visits, values = _play(env_id, "ismcts:40:p", seed, None)
+        move_py, visits_py, values_py = _play(env_id, "ismcts:40:p", seed, "reference")
+        assert move == move_py and (visits == visits_py).all()
+        np.testing.assert_allclose(values, values_py, atol=1e-4)
+        assert visits.sum() == 39            # the first simulation evaluates the root
+        assert visits[move] == visits.max()
+
+
+def test_a_policy_file_guides_the_search_at_three_players(tmp_path):
+    """ismcts:N:p:PATH with a net for 3 players (untrained, relu: a prior and values near uniform)."""
+    config = {"num_players": 3}
+    policy = build_policy("rodizio_v1", config, {"pi": [16], "vf": [16]}, activation="relu", inputs="symlog")
+    path = save_policy(policy, tmp_path / "three", "rodizio_v1", config)
+    env = _position("rodizio_v1", 2, **config)
+    spec = f"ismcts:30:p:{path}"
+    agent = make_agent(spec, "rodizio_v1", seed=0, config=config)
+    assert agent.name == spec
+    bind_if_needed(agent, env)
+    move = agent.act(env.last()[0], env.agent_selection)
+    assert env.last()[0]["action_mask"][move] == 1 and agent.root_visits.sum() == 29
+    move_py, visits_py, _ = _play("rodizio_v1", spec, 2, "reference", **config)
+    assert move_py == move and (visits_py == agent.root_visits).all()
+
+
+def test_the_net_search_plays_whole_games_within_the_mask():
+    env = baralho.make("rodizio_v1")
+    agent = make_agent("ismcts:20:p", "rodizio_v1", seed=1)
+    for seed in range(3):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            bind_if_needed(agent, env)
+            move = agent.act(obs, name)
+            assert obs["action_mask"][move] == 1
+            env.step(move)
+
+
+def test_bad_net_specs_say_what_is_wrong():
+    with pytest.raises(ValueError, match="ismcts:N:p"):
+        make_agent("ismcts:20:h:somewhere", "rodizio_v1")
+    agent = make_agent("ismcts:20:p", "roda_de_samba_v1")       # its zoo net asks the heuristic (prior)
+    with pytest.raises(NotImplementedError, match="prior"):
+        bind_if_needed(agent, baralho.make("roda_de_samba_v1"))
+    with pytest.raises(ValueError, match="neither"):
+        from baralho.agents.ismcts import ISMCTSAgent
+
+        ISMCTSAgent(simulations=10, rollout="heuristic", policy="")
