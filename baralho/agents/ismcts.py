@@ -75,7 +75,7 @@ class ISMCTSAgent:
                  exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
                  rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
                  confidence: float | None = None, tree: bool | None = None, belief_tries: int = 30,
-                 race: float | None = None, race_min: int = 8, policy: str | None = None) -> None:
+                 race: float | None = None, race_min: int = 8, policy: str | None = None, mix: float = 0.0) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
@@ -107,6 +107,9 @@ class ISMCTSAgent:
         if policy is not None and (guided or rollout != "random"):
             raise ValueError("a net-guided search (policy=) has no rollouts: it is neither :h nor :g")
         self.policy = policy           # net-guided (ismcts:N:p): a policy file, or "" for the env's zoo policy
+        if not 0.0 <= mix <= 1.0:
+            raise ValueError(f"mix={mix!r} must be in [0, 1]")
+        self.mix = mix                 # net-guided: the share of a random rollout in a new node's estimate
         self._net = None               # (SB3 policy, its card) once bound
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -176,7 +179,7 @@ class ISMCTSAgent:
         if hasattr(getattr(game, "fast", None), "resample_hidden"):
             from baralho.core.net_search import NetSearcher
 
-            self._searcher = NetSearcher(game, self._net[0])
+            self._searcher = NetSearcher(game, self._net[0], mix=self.mix, max_rollout=self.max_rollout)
 
     def _net_outputs(self, observation: np.ndarray) -> tuple[np.ndarray, float]:
         """(logits, value) of the bound policy on one observation, by torch (the Python search's net)."""
@@ -251,7 +254,7 @@ class ISMCTSAgent:
                     if len(alive) == 1:
                         break
             elif self._net is not None:
-                self._iterate_net(game, det, root)
+                self._iterate_net(game, det, root, rng)
                 n += 1
             else:
                 self._iterate(game, det, root, rng)
@@ -330,7 +333,7 @@ class ISMCTSAgent:
         self._rollout(game, s, rng)
         self._backup(path, game.returns(s))
 
-    def _iterate_net(self, game, s, root: _Node) -> None:
+    def _iterate_net(self, game, s, root: _Node, rng: np.random.Generator) -> None:
         """One simulation of the net-guided search (core/net_search.py's, for the reference engine):
         PUCT down the tree; a new node gets the policy net's logits from its actor's observation and
         backs up the value net's estimate for every seat (a finished game, its returns)."""
@@ -345,6 +348,9 @@ class ISMCTSAgent:
             if node.logits is None:
                 node.logits = self._net_outputs(game.observe(s, actor))[0]
                 ret = [self._net_outputs(game.observe(s, p))[1] for p in range(game.num_players)]
+                if self.mix > 0:
+                    self._rollout(game, s, rng)
+                    ret = [(1.0 - self.mix) * v + self.mix * float(r) for v, r in zip(ret, game.returns(s))]
                 break
             top = max(float(node.logits[a]) for a in legal)
             total = sum(math.exp(float(node.logits[a]) - top) for a in legal)

@@ -12,7 +12,8 @@ of action histories over determinizations, availability counts), on the game's c
 - a node is evaluated at its first visit, on that simulation's determinization: the policy
   net's logits from the acting seat's observation (kept for the node), and the value net from
   every seat's own observation, which is what the simulation backs up (a finished game backs up
-  its returns); no rollout.
+  its returns); no rollout, or with ``mix`` > 0 a random rollout from the node whose returns are
+  mixed in (AlphaGo's leaf evaluation: a new net's values say little).
 
 The net is the policy file's own (``agents/policy.py``: SB3's MLP, raw or symlog inputs), read
 here as flat float32 arrays (``net_arrays``) and run by ``mlp`` in the kernel; a policy with the
@@ -32,7 +33,7 @@ import numpy as np
 from baralho.core import batch
 from baralho.core import fast_chance as R
 from baralho.core.jit import jit, linked
-from baralho.core.search import Searcher
+from baralho.core.search import Searcher, _random_rollout
 
 
 def net_arrays(policy, obs_dtype) -> tuple:
@@ -118,15 +119,18 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
     """The net-guided search over ``fast``'s primitives (``net_search_kernels`` compiles it)."""
     legal_mask, current_player, returns, resample, apply, observe = (
         fast.legal_mask, fast.current_player, fast.returns, fast.resample_hidden, fast.apply, fast.observe)
+    rollout = _random_rollout(fast)
 
     def run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
             avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at,
-            net, first, last, slot) -> None:
+            net, mix, max_rollout, fresh, estimates, first, last, slot) -> None:
         d = tables[0]
+        none, unread = np.zeros(1, np.int64), np.zeros((1, 1), np.int8)   # the heuristic rollout's arguments
         A = masks.shape[1]
         lut, scale, pi_w, pi_b, pi_widths, vf_w, vf_b, vf_widths, relu = net
         s = scratch[slot]
         mask, ret, path, o, xs, hs, outs = masks[slot], rets[slot], paths[slot], obs[slot], x[slot], h[slot], out[slot]
+        legal, v = fresh[slot], estimates[slot]
         t_child, t_visits, t_value, t_avail, t_logits, t_eval = (
             child[slot], visits[slot], value[slot], avail[slot], logits[slot], evaluated[slot])
         for r in range(first, last):
@@ -166,6 +170,15 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                             inputs(o, lut, scale, xs)
                             mlp(xs, vf_w, vf_b, vf_widths, relu, hs, outs)
                             ret[p] = outs[0]
+                        if mix > 0:                           # beside a random rollout's returns
+                            for p in range(ret.size):
+                                v[p] = ret[p]
+                                ret[p] = 0.0
+                            rollout(s, d, g, max_rollout, mask, legal, slot, none, none, unread, unread, none,
+                                    none, ())
+                            returns(s, d, ret)
+                            for p in range(ret.size):
+                                ret[p] = (1.0 - mix) * v[p] + mix * ret[p]
                         break
                     top = -math.inf                           # the prior: softmax over the legal actions
                     for a in range(A):
@@ -213,21 +226,22 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
     if parallel:
         def net_search_batch_threads(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child,
                                      visits, value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h,
-                                     out, out_visits, out_value, obs_at, net):
+                                     out, out_visits, out_value, obs_at, net, mix, max_rollout, fresh, estimates):
             count, slots = len(seats), len(nodes)
             per = (count + slots - 1) // slots
             for slot in nb.prange(slots):
                 run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
                     avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value,
-                    obs_at, net, min(slot * per, count), min((slot + 1) * per, count), slot)
+                    obs_at, net, mix, max_rollout, fresh, estimates, min(slot * per, count),
+                    min((slot + 1) * per, count), slot)
         return net_search_batch_threads
 
     def net_search_batch(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits,
                          value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits,
-                         out_value, obs_at, net):
+                         out_value, obs_at, net, mix, max_rollout, fresh, estimates):
         run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value, avail,
             logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at, net,
-            0, len(seats), 0)
+            mix, max_rollout, fresh, estimates, 0, len(seats), 0)
     return net_search_batch
 
 
@@ -245,7 +259,13 @@ class NetSearcher(Searcher):
     ``search`` (B roots) and ``search_one`` as :class:`~baralho.core.search.Searcher`'s, the
     exploration constant ``c`` of PUCT in place of UCB's."""
 
-    def __init__(self, game, policy, threads: int = 1, nodes: int = 1024) -> None:
+    def __init__(self, game, policy, threads: int = 1, nodes: int = 1024, mix: float = 0.0,
+                 max_rollout: int = 10_000) -> None:
+        """``mix`` > 0: a new node's estimate is ``(1 - mix) * the value net's + mix * the returns of a
+        random rollout`` from it (drawn from the search's generator, as the plain search's)."""
+        if not 0.0 <= mix <= 1.0:
+            raise ValueError(f"mix={mix!r} must be in [0, 1]")
+        self.mix, self.max_rollout = float(mix), max_rollout
         if not hasattr(game.fast, "resample_hidden"):
             raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet")
         self.game, self.threads, self.rollout = game, threads, "net"
@@ -264,6 +284,8 @@ class NetSearcher(Searcher):
         self._scratch_bytes = self._scratch.view(np.uint8).reshape(threads, blank.itemsize)
         self._masks = np.zeros((threads, self.A), np.int8)
         self._rets = np.zeros((threads, self.P), np.float64)
+        self._estimates = np.zeros((threads, self.P), np.float64)
+        self._fresh = np.zeros((threads, self.A), np.int64)
         self._obs = np.zeros((threads, size), game.obs_layout.dtype)
         self._x = np.zeros((threads, size), np.float32)
         wide = int(max(pi_widths[1:].max(), vf_widths[1:].max()))
@@ -288,4 +310,4 @@ class NetSearcher(Searcher):
         return (root_bytes, self._tables, seats, sims, exploration, gens, resume, self._scratch, self._scratch_bytes,
                 self._child, self._visits, self._value, self._avail, self._logits, self._evaluated, self.nodes,
                 self._masks, self._paths, self._rets, self._obs, self._x, self._h, self._out, out_visits, out_value,
-                self._obs_at, self.net)
+                self._obs_at, self.net, self.mix, self.max_rollout, self._fresh, self._estimates)

@@ -56,9 +56,10 @@ def test_the_kernels_net_is_the_policy_files(env_id):
         assert our_value == pytest.approx(float(value[0]), abs=1e-5)
 
 
-def _play(env_id: str, spec: str, seed: int, engine: str | None, **config):
+def _play(env_id: str, spec: str, seed: int, engine: str | None, mix: float = 0.0, **config):
     env = _position(env_id, seed, engine, **config)
     agent = make_agent(spec, env_id, seed=seed, config=config)
+    agent.mix = mix
     bind_if_needed(agent, env)
     move = agent.act(env.last()[0], env.agent_selection)
     return move, agent.root_visits.copy(), agent.root_values.copy()
@@ -73,6 +74,16 @@ def test_compiled_and_python_net_searches_agree(env_id):
         np.testing.assert_allclose(values, values_py, atol=1e-4)
         assert visits.sum() == 39            # the first simulation evaluates the root
         assert visits[move] == visits.max()
+
+
+def test_rollouts_mixed_in_draw_alike_on_both_engines():
+    for seed in range(3):
+        move, visits, values = _play("rodizio_v1", "ismcts:50:p", seed, None, mix=0.5)
+        move_py, visits_py, values_py = _play("rodizio_v1", "ismcts:50:p", seed, "reference", mix=0.5)
+        assert move == move_py and (visits == visits_py).all()
+        np.testing.assert_allclose(values, values_py, atol=1e-4)
+    unmixed = _play("rodizio_v1", "ismcts:50:p", 0, None)[2]
+    assert not np.allclose(unmixed, _play("rodizio_v1", "ismcts:50:p", 0, None, mix=0.5)[2])
 
 
 def test_a_policy_file_guides_the_search_at_three_players(tmp_path):
