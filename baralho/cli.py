@@ -116,8 +116,24 @@ def tournament(args: argparse.Namespace) -> int:
     return t.main(args)
 
 
+def _refuse(args: argparse.Namespace, flags, algo: str) -> None:
+    for flag in flags:
+        if getattr(args, flag, None) not in (None, False):
+            raise SystemExit(f"baralho train: --{flag.replace('_', '-')} is not a setting of --algo {algo}")
+
+
 def train(args: argparse.Namespace) -> int:
-    if args.algo == "sb3":
+    if args.algo != "exit":
+        _refuse(args, EXIT_ONLY, args.algo)
+    if args.algo == "exit":
+        from dataclasses import fields
+
+        from baralho.training import exit as t
+        from baralho.training.selfplay import FLAG_OF
+        takes = {FLAG_OF.get(f.name, f.name) for f in fields(t.ExitConfig)}
+        _refuse(args, [k for k in vars(args) if k not in takes and k not in COMMON], "exit")
+        out = Path(args.out or t.ExitConfig.out)
+    elif args.algo == "sb3":
         from baralho.training import train as t
         for flag in ("shaping", "inputs", "prior", *SELFPLAY_ONLY):
             if getattr(args, flag) not in (None, False):
@@ -231,9 +247,14 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 #: the train flags only --algo selfplay has (generated from SelfPlayConfig by build_parser)
 SELFPLAY_ONLY: list[str] = []
+#: the train flags only --algo exit has (generated from exit.ExitConfig by build_parser)
+EXIT_ONLY: list[str] = []
+#: the train arguments every trainer reads
+COMMON = ("command", "func", "env_id", "algo", "config", "quiet", "out", "overwrite", "resume")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from baralho.training import exit as exit_
     from baralho.training import selfplay
 
     parser = argparse.ArgumentParser(
@@ -279,9 +300,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=tournament)
     p = command("train", "PPO self-play: batched over baralho.vector (training/selfplay.py), or SB3's MaskablePPO")
     p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
-    p.add_argument("--algo", choices=["selfplay", "sb3"], default="selfplay",
+    p.add_argument("--algo", choices=["selfplay", "sb3", "exit"], default="selfplay",
                    help="selfplay: batched self-play PPO with a league (training/selfplay.py, per-game defaults "
-                        "there); sb3: sb3-contrib's MaskablePPO (training/train.py) (default: selfplay)")
+                        "there); sb3: sb3-contrib's MaskablePPO (training/train.py); exit: expert iteration on "
+                        "the compiled net-guided search (training/exit.py) (default: selfplay)")
     p.add_argument("--engine", choices=["compiled", "reference"], default=None,
                    help="selfplay: the vector engine (default: compiled where the game has one)")
     p.add_argument("--timesteps", type=int, default=None,
@@ -337,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue the run in --out (same env and config): its latest policy, its snapshot pool")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     SELFPLAY_ONLY[:] = selfplay.add_flags(p)     # every other SelfPlayConfig field: --gamma, --epochs, ...
+    EXIT_ONLY[:] = selfplay.add_flags(p, exit_.ExitConfig, exit_.HELP, "exit")   # --simulations, --mix, ...
     p.set_defaults(func=train)
     p = command("train-rllib", "PPO self-play with Ray RLlib: one masked policy for every seat")
     p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")

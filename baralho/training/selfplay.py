@@ -594,18 +594,21 @@ HELP = dict(rollout="env steps per env between updates", gamma="discount", gae_l
 NOT_FLAGS = ("env_id", "env_config", "progress")
 
 
-def add_flags(parser) -> list[str]:
-    """Give ``parser`` (``baralho train``'s) a ``--flag`` for every SelfPlayConfig field it does
-    not have yet, of the field's type (the value is checked by ``check``); returns their names,
-    which ``--algo sb3`` refuses."""
+def add_flags(parser, config=None, helps: dict | None = None, trainer: str = "selfplay") -> list[str]:
+    """Give ``parser`` (``baralho train``'s) a ``--flag`` for every field of ``config`` (a trainer's
+    config dataclass: SelfPlayConfig, exit.ExitConfig) it does not have yet, of the field's type
+    (the value is checked by the trainer's ``check``); returns their names, which the other
+    trainers refuse."""
     taken = {a.dest for a in parser._actions}
     added = []
-    for f in fields(SelfPlayConfig):
+    config, helps = config or SelfPlayConfig, HELP if helps is None else helps
+    where = "per game, DEFAULTS in training/selfplay.py" if trainer == "selfplay" else f"training/{trainer}.py"
+    for f in fields(config):
         if f.name in NOT_FLAGS or FLAG_OF.get(f.name, f.name) in taken:
             continue
         kind = str(f.type)
         opts = dict(dest=f.name, default=None,
-                    help=f"selfplay: {HELP.get(f.name, f.name)} (default: per game, DEFAULTS in training/selfplay.py)")
+                    help=f"{trainer}: {helps.get(f.name, f.name)} (default: {where})")
         if kind == "bool":
             opts.update(action="store_true")
         elif kind.startswith("tuple[int"):
@@ -617,9 +620,9 @@ def add_flags(parser) -> list[str]:
     return added
 
 
-def settings_of(args) -> dict:
-    """The SelfPlayConfig fields the command line gave (flag values, by field name)."""
-    given = {f.name: getattr(args, FLAG_OF.get(f.name, f.name), None) for f in fields(SelfPlayConfig)
+def settings_of(args, config=None) -> dict:
+    """The fields of ``config`` (default SelfPlayConfig) the command line gave (flag values, by field name)."""
+    given = {f.name: getattr(args, FLAG_OF.get(f.name, f.name), None) for f in fields(config or SelfPlayConfig)
              if f.name not in NOT_FLAGS}
     if given.get("net_arch") is not None:
         given["net_arch"] = tuple(given["net_arch"])

@@ -78,6 +78,11 @@ class CompiledVector(VectorEnv):
         a = self._actions(actions, on)
         return self._run(batch.STEP, a, on)
 
+    def roots(self, rows) -> np.ndarray:
+        """The records of envs ``rows`` (a copy): roots for the compiled searches (core/search.py,
+        core/net_search.py), which read records, not states."""
+        return self._records[np.asarray(rows, np.int64)]
+
     def get_state(self, i: int):
         self._check_reset()
         return self.fast.from_record(self._records[self._index(i)], self.fast.STATE, self.game)

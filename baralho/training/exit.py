@@ -1,0 +1,385 @@
+"""Expert iteration on the compiled net-guided search, top to bottom (CleanRL style).
+
+    baralho train rodizio_v1 --algo exit
+    baralho train chuche_v1 --algo exit --config num_players=3 --out runs/chuche3
+    baralho train chuche_v1 --algo exit --out runs/chuche --resume     # continue that run
+
+1. **Games.** ``num_envs`` games at once in a ``baralho.vector`` batch (the compiled engine).
+   At every decision with a choice, the compiled net-guided search (``core/net_search.py``,
+   what ``ismcts:N:p`` plays: PUCT with the current net's policy as prior and its values, mixed
+   with a random rollout's returns by ``mix``, at new nodes) searches every waiting game's
+   root in one call, ``simulations`` each, spread over ``threads``. The move is drawn from the
+   root's visits for a game's first ``explore_moves`` decisions, then the most visited.
+2. **Targets.** Each searched decision keeps its seat's observation, the mask and the root's
+   visit distribution (the policy target); when its game ends, that seat's return (the value
+   target). Forced moves are played and not kept.
+3. **Learning.** After every ``round_decisions`` searched decisions, ``updates`` Adam steps on
+   minibatches drawn from the last ``replay`` finished decisions: cross-entropy of the masked
+   policy against the visit distribution, plus ``vf_coef`` times the value's squared error.
+   The search then plays with the new net.
+4. **Evaluation, checkpoints.** Every ``eval_every`` searched decisions, and at the end, the
+   net alone (deterministic, as ``ppo:PATH`` plays it, no search) meets the heuristic on
+   ``eval_games`` deals from every seat (``selfplay.evaluate``, Wilson 95% CI), then a
+   checkpoint (policy, optimizer, counters; ``--resume`` continues from it with an empty
+   replay). Ctrl-C stops the games, evaluates and saves what was learned.
+5. ``out/final.json`` + ``final.npz`` is the net: ``ppo:PATH`` plays it alone and
+   ``ismcts:N:p:PATH`` searches with it; ``out/summary.json`` holds the run's figures.
+
+The net is SB3's ``MaskableActorCriticPolicy`` (the project's weights-only policy files),
+without the heuristic prior: it never asks the heuristic, in training or in play. ``init``
+starts from a policy file (``zoo``: the env's zoo policy) instead of a fresh net.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import baralho
+import baralho.vector as bv
+from baralho.agents.policy import INPUTS
+from baralho.core.search import generator_words
+
+RUN_FILES = ("checkpoint", "tb", "final.json", "final.npz", "summary.json", "run.json")
+
+
+@dataclass
+class ExitConfig:
+    env_id: str = "rodizio_v1"
+    env_config: dict = field(default_factory=dict)
+    seed: int = 0
+    num_envs: int = 64                 # games played at once: the roots of one search call
+    simulations: int = 64              # per searched decision
+    exploration: float = 1.5           # PUCT's c
+    mix: float = 0.5                   # a random rollout's share in a new node's estimate (0: the net's value)
+    explore_moves: int = 30            # a game's first decisions drawn from the visits; the most visited after
+    round_decisions: int = 4096        # searched decisions between two learning phases
+    updates: int = 64                  # Adam steps per learning phase
+    minibatch: int = 512
+    replay: int = 100_000              # the last finished decisions learned from
+    learning_rate: float = 1e-3
+    vf_coef: float = 1.0
+    max_grad_norm: float = 1.0
+    net_arch: tuple[int, ...] = (256, 256)
+    inputs: str = "symlog"
+    init: str | None = None            # a policy file to start from ("zoo": the env's), None: a fresh net
+    decisions: int = 50_000_000        # budget: searched decisions
+    max_minutes: float | None = 55.0   # wall budget of this invocation; the final evaluation and save follow
+    eval_every: int = 100_000
+    eval_games: int = 300              # deals, each played from every seat
+    threads: int = 2                   # the search's threads
+    torch_threads: int = 1
+    engine: str | None = None          # the evaluation's vector engine (None: compiled); the games need it
+    out: str = "runs/exit"
+    progress: bool = True
+    overwrite: bool = False
+    resume: bool = False
+
+
+def check(cfg: ExitConfig) -> None:
+    """Refuse settings that cannot work, before anything starts."""
+    if cfg.env_id not in baralho.ENV_IDS:
+        raise ValueError(f"unknown env {cfg.env_id!r}; have {baralho.ENV_IDS}")
+    for key in ("num_envs", "simulations", "round_decisions", "updates", "minibatch", "replay", "decisions",
+                "eval_games", "threads", "torch_threads"):
+        value = getattr(cfg, key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{key} must be a positive integer, got {value!r} (--{key.replace('_', '-')})")
+    for key in ("explore_moves", "eval_every"):
+        value = getattr(cfg, key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{key} must be an integer >= 0, got {value!r} (--{key.replace('_', '-')})")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed < 2**32:
+        raise ValueError(f"seed must be an integer in [0, 2**32), got {cfg.seed!r} (--seed)")
+    for key in ("exploration", "mix", "learning_rate", "vf_coef", "max_grad_norm"):
+        value = getattr(cfg, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"{key} must be a finite number >= 0, got {value!r} (--{key.replace('_', '-')})")
+    if cfg.mix > 1 or cfg.learning_rate == 0 or cfg.max_grad_norm == 0:
+        raise ValueError("need mix <= 1, learning_rate > 0 and max_grad_norm > 0")
+    if cfg.max_minutes is not None and not (isinstance(cfg.max_minutes, (int, float))
+                                            and math.isfinite(cfg.max_minutes) and cfg.max_minutes > 0):
+        raise ValueError(f"max_minutes must be a number of minutes > 0 (or None), got {cfg.max_minutes!r}")
+    if cfg.inputs not in INPUTS:
+        raise ValueError(f"inputs must be one of {INPUTS}, got {cfg.inputs!r}")
+    if not cfg.net_arch or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in cfg.net_arch):
+        raise ValueError(f"net_arch must be hidden layer widths >= 1, got {cfg.net_arch!r}")
+    if cfg.engine not in (None, "compiled"):
+        raise ValueError("the expert iteration searches on the compiled engine (engine None or 'compiled')")
+    from baralho.envs import compiled_ids
+
+    if cfg.env_id not in compiled_ids():
+        raise ValueError(f"{cfg.env_id} has no compiled engine: the search it learns from runs on one")
+
+
+class Replay:
+    """The searched decisions: a ring of the last ``capacity``; a decision is learned from once its
+    game has ended (its value target, the seat's return, is then known)."""
+
+    def __init__(self, capacity: int, obs_size: int, obs_dtype, actions: int) -> None:
+        self.obs = np.zeros((capacity, obs_size), obs_dtype)
+        self.mask = np.zeros((capacity, actions), bool)
+        self.target = np.zeros((capacity, actions), np.float32)     # the root's visit distribution
+        self.value = np.zeros(capacity, np.float32)                 # the seat's return, once known
+        self.game = np.full(capacity, -1, np.int64)                 # which game (a run-wide number)
+        self.seat = np.zeros(capacity, np.int64)
+        self.ready = np.zeros(capacity, bool)
+        self.capacity, self.next = capacity, 0
+
+    def add(self, obs, mask, target, games, seats) -> np.ndarray:
+        """Keep these decisions (their games still going); returns their rows."""
+        rows = (self.next + np.arange(len(obs))) % self.capacity
+        self.next = int((self.next + len(obs)) % self.capacity)
+        self.obs[rows], self.mask[rows], self.target[rows] = obs, mask, target
+        self.game[rows], self.seat[rows], self.ready[rows] = games, seats, False
+        return rows
+
+    def finish(self, rows: np.ndarray, game: int, returns: np.ndarray) -> None:
+        """Game ``game`` ended with ``returns`` (per seat): its decisions at ``rows`` (those not yet
+        overwritten by newer ones) get their value targets."""
+        rows = rows[self.game[rows] == game]
+        self.value[rows] = returns[self.seat[rows]]
+        self.ready[rows] = True
+
+
+def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Generator) -> dict:
+    """``updates`` Adam steps on minibatches of finished decisions; the mean losses."""
+    import torch
+
+    from baralho.agents.policy import logits_of
+    from baralho.training.batch_policy import inputs, masked
+
+    ready = np.flatnonzero(replay.ready)
+    if len(ready) < cfg.minibatch:
+        return {}
+    policy.set_training_mode(True)
+    totals = dict(policy_loss=0.0, value_loss=0.0, entropy=0.0)
+    for _ in range(cfg.updates):
+        rows = rng.choice(ready, cfg.minibatch, replace=False)
+        x, _ = inputs(policy, replay.obs[rows])
+        logits, latent_vf = logits_of(policy, x, None)
+        logp = masked(logits, replay.mask[rows]).log_softmax(-1)
+        target = torch.as_tensor(replay.target[rows])
+        policy_loss = -(target * logp).sum(-1).mean()
+        value = policy.value_net(latent_vf).squeeze(-1)
+        value_loss = ((value - torch.as_tensor(replay.value[rows])) ** 2).mean()
+        loss = policy_loss + cfg.vf_coef * value_loss
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+        optimizer.step()
+        with torch.no_grad():
+            totals["entropy"] += float(-(logp.exp() * logp.clamp(min=-1e4)).sum(-1).mean())
+        totals["policy_loss"] += policy_loss.item()
+        totals["value_loss"] += value_loss.item()
+    policy.set_training_mode(False)
+    return {k: v / cfg.updates for k, v in totals.items()}
+
+
+def initial_policy(cfg: ExitConfig):
+    """A fresh net of ``net_arch``, or the ``init`` policy's (its card's architecture)."""
+    from baralho.agents.policy import build_policy, load_policy
+
+    if cfg.init is None:
+        return build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
+                            inputs=cfg.inputs)
+    from baralho.zoo import zoo_path
+
+    path = zoo_path(cfg.env_id) if cfg.init == "zoo" else cfg.init
+    if path is None:
+        raise ValueError(f"--init zoo: no zoo policy for {cfg.env_id}")
+    policy, card = load_policy(path, cfg.env_id, cfg.env_config)
+    if card.get("prior", "none") != "none":
+        raise ValueError(f"--init {cfg.init}: that policy asks the heuristic at every decision (its card's prior); "
+                         f"the search reads nets without it")
+    cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
+    return policy
+
+
+def train(cfg: ExitConfig) -> Path:
+    import torch
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from torch.utils.tensorboard import SummaryWriter
+
+    from baralho.agents.policy import read_card, save_policy
+    from baralho.core.net_search import NetSearcher, net_arrays
+    from baralho.training.checkpoint import load_checkpoint, save_checkpoint
+    from baralho.training.selfplay import evaluate
+    from baralho.training.train import claim_out
+
+    check(cfg)
+    start = time.perf_counter()
+    torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(cfg.seed)
+    out = Path(cfg.out)
+    game = baralho.make(cfg.env_id, engine="compiled", **cfg.env_config).unwrapped.game  # a bad config fails here
+    policy = None if cfg.resume else initial_policy(cfg)          # a bad --init fails before --out is claimed
+    manifest = claim_out(cfg, run_files=RUN_FILES, algo="exit")
+    run_id = manifest["run_id"]
+    if cfg.resume:
+        if (out / "checkpoint" / "policy.json").exists():       # the run's own architecture
+            card = read_card(out / "checkpoint" / "policy")
+            cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
+        cfg.init = None
+        policy = initial_policy(cfg)
+    policy.set_training_mode(False)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
+    counters = dict(decisions=0, games=0, rounds=0, seconds=0.0, last_eval=0, evals=[], baseline=None,
+                    policy_card={})
+    if cfg.resume:
+        counters = load_checkpoint(out, policy, optimizer, cfg)
+    writer = SummaryWriter(str(out / "tb"))
+    if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
+        counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
+
+    # 1. the games, and the search over them
+    B = cfg.num_envs
+    venv = bv.make(cfg.env_id, B, cfg.seed + 7919 * counters["rounds"], engine="compiled", **cfg.env_config)
+    P, A = venv.num_players, venv.num_actions
+    obs, mask, seat = venv.reset()
+    searcher = NetSearcher(game, policy, threads=cfg.threads, mix=cfg.mix)
+    gens = np.stack([generator_words(np.random.default_rng([cfg.seed, counters["rounds"], b])) for b in range(B)])
+    rng = np.random.default_rng([cfg.seed, counters["rounds"], 1])
+    replay = Replay(cfg.replay, obs.shape[1], obs.dtype, A)
+    totals = np.zeros((B, P))                   # each game's returns so far
+    moves = np.zeros(B, np.int64)               # each game's searched decisions so far
+    game_of = counters["games"] + np.arange(B)  # each env's game (a run-wide number)
+    counters["games"] += B
+    kept: list[list[int]] = [[] for _ in range(B)]   # each game's rows in the replay
+    if venv.roots([0]).dtype != game._blank.dtype:
+        raise RuntimeError(f"{cfg.env_id}: the vector env's records are not the compiled game's")
+    split = dict(search=0.0, env=0.0, learn=0.0, eval=0.0)
+    seconds_before = counters["seconds"]
+    losses: dict = {}
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[status]}"), TimeElapsedColumn(), disable=not cfg.progress)
+    task = progress.add_task(f"{cfg.env_id} expert iteration", total=cfg.decisions,
+                             completed=counters["decisions"], status="")
+    status, interrupted = "", False
+
+    def out_of_time() -> bool:
+        return cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes
+
+    def evaluate_and_checkpoint(step: int) -> str:
+        t0 = time.perf_counter()
+        result = dict(decisions=step, **evaluate(policy, cfg, cfg.eval_games, cfg.seed + 50_000),
+                      minutes=(time.perf_counter() - start) / 60)
+        split["eval"] += time.perf_counter() - t0
+        counters["evals"].append(result)
+        counters["last_eval"] = step
+        for key in ("win_rate", "ci_low", "ci_high"):
+            writer.add_scalar(f"eval/vs_heuristic_{key}", result[key], step)
+        counters["seconds"] = seconds_before + time.perf_counter() - start
+        counters["policy_card"] = dict(decisions=step, algo="exit")
+        save_checkpoint(out, policy, optimizer, counters, cfg, run_id)
+        return f"vs heuristic {result['win_rate']:.3f} [{result['ci_low']:.3f}, {result['ci_high']:.3f}]"
+
+    progress.start()
+    try:
+        since_learn = 0
+        while counters["decisions"] < cfg.decisions and not out_of_time():
+            # 2. search every game that has a choice; forced moves are played as they are
+            action = mask.argmax(1).astype(np.int64)
+            rows = np.flatnonzero(mask.sum(1) > 1)
+            if len(rows):
+                t0 = time.perf_counter()
+                g = gens[rows]
+                visits, _ = searcher._run(venv.roots(rows), seat[rows].astype(np.int64),
+                                          np.full(len(rows), cfg.simulations, np.int64), float(cfg.exploration),
+                                          g, False)
+                gens[rows] = g
+                target = visits / np.maximum(visits.sum(1, keepdims=True), 1)
+                drawn = (target.cumsum(1) > rng.random((len(rows), 1))).argmax(1)
+                action[rows] = np.where(moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
+                for b, r in zip(rows, replay.add(obs[rows], mask[rows], target, game_of[rows], seat[rows])):
+                    kept[b].append(int(r))
+                moves[rows] += 1
+                counters["decisions"] += len(rows)
+                since_learn += len(rows)
+                split["search"] += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            obs, mask, seat, rewards, done = venv.step(action)
+            totals += rewards
+            for b in np.flatnonzero(done):               # a game ended: its decisions' value targets
+                replay.finish(np.asarray(kept[b], np.int64), int(game_of[b]), totals[b])
+                kept[b], totals[b], moves[b] = [], 0.0, 0
+                game_of[b] = counters["games"]
+                counters["games"] += 1
+            split["env"] += time.perf_counter() - t0
+
+            # 3. learn, and search with the new net
+            if since_learn >= cfg.round_decisions:
+                t0 = time.perf_counter()
+                losses = learn(policy, optimizer, replay, cfg, rng)
+                searcher.net = net_arrays(policy, obs.dtype)
+                counters["rounds"] += 1
+                since_learn = 0
+                split["learn"] += time.perf_counter() - t0
+                for key, value in losses.items():
+                    writer.add_scalar(f"exit/{key}", value, counters["decisions"])
+                    if not math.isfinite(value):
+                        from baralho.training.selfplay import TrainingDiverged
+
+                        raise TrainingDiverged(f"the {key} went non-finite at {counters['decisions']:,} decisions; "
+                                               f"the last checkpoint is in {out / 'checkpoint'}")
+            step = counters["decisions"]
+            if cfg.eval_every and step - counters["last_eval"] >= cfg.eval_every:
+                status = evaluate_and_checkpoint(step)
+            elapsed = time.perf_counter() - start
+            progress.update(task, completed=min(step, cfg.decisions),
+                            status=f"{status} · {step / max(elapsed, 1e-9):,.0f} searched decisions/s")
+        status = evaluate_and_checkpoint(counters["decisions"])
+    except KeyboardInterrupt:       # Ctrl-C: stop the games, keep what was learned
+        interrupted = True
+        progress.stop()
+        print(f"\ninterrupted at {counters['decisions']:,} decisions: evaluating and saving the net so far", flush=True)
+        evaluate_and_checkpoint(counters["decisions"])
+    finally:
+        progress.stop()
+    writer.close()
+
+    # 4. the net and the run's figures
+    save_policy(policy, out / "final", cfg.env_id, cfg.env_config, run_id=run_id, decisions=counters["decisions"],
+                algo="exit")
+    summary = dict(config={**asdict(cfg), "net_arch": list(cfg.net_arch)}, algo="exit",
+                   decisions=counters["decisions"], games=counters["games"], rounds=counters["rounds"],
+                   wall_seconds=time.perf_counter() - start, seconds_this_invocation=split, losses=losses,
+                   baseline=counters["baseline"], final=counters["evals"][-1], evals=counters["evals"],
+                   interrupted=interrupted)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return out
+
+
+# --- the command line ------------------------------------------------------------------------
+
+#: what the generated flags mean (the flags shared with the other trainers have their help in cli.py)
+HELP = dict(simulations="simulations per searched decision", exploration="PUCT's exploration constant",
+            mix="a random rollout's share in a new node's estimate (0: the net's value alone)",
+            explore_moves="a game's first decisions drawn from the root visits (then the most visited)",
+            round_decisions="searched decisions between learning phases", updates="Adam steps per learning phase",
+            minibatch="decisions per Adam step", replay="the last finished decisions learned from",
+            vf_coef="value loss weight", max_grad_norm="gradient clipping norm",
+            net_arch="hidden layer sizes of the policy and value nets",
+            init="a policy file to start from ('zoo': the env's zoo policy; default: a fresh net)",
+            threads="the search's threads", torch_threads="torch's CPU threads")
+
+
+def main(args) -> int:
+    """``baralho train ENV --algo exit``: the CLI flags onto ExitConfig."""
+    from baralho.training.selfplay import settings_of
+
+    cfg = ExitConfig(env_id=args.env_id, env_config=args.config, progress=not args.quiet,
+                     **settings_of(args, ExitConfig))
+    out = train(cfg)
+    s = json.loads((out / "summary.json").read_text())
+    final, base = s["final"], s["baseline"]
+    print(f"\n{cfg.env_id}: {s['decisions']:,} searched decisions, {s['games']:,} games in {s['wall_seconds']:.0f} s"
+          f"{' (interrupted)' if s['interrupted'] else ''}; net {out / 'final.json'}")
+    print(f"the net alone vs heuristic over {final['games']} games: {final['win_rate']:.3f} "
+          f"[{final['ci_low']:.3f}, {final['ci_high']:.3f}]; heuristic vs heuristic {base['win_rate']:.3f}")
+    return 130 if s["interrupted"] else 0
