@@ -18,8 +18,8 @@ def test_quick_benchmark_writes_every_section(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     text = out.read_text()
-    for section in ("## Throughput", "## Search speed (ISMCTS)", "## Fuzzing", "## Memory and copy cost", "## Training throughput",
-                    "## Where the step time goes"):
+    for section in ("## Throughput", "## Search speed (ISMCTS)", "## Fuzzing", "## Memory and copy cost",
+                    "## Training throughput", "## Where the step time goes"):
         assert section in text
     assert "null (adapter floor)" in text and "PettingZoo classic wrappers" in text
     fuzz = text.split("## Fuzzing")[1].split("## Memory")[0].split("Long runs")[0]

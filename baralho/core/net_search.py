@@ -31,7 +31,6 @@ import numba as nb
 import numpy as np
 
 from baralho.core import batch
-from baralho.core import fast_chance as R
 from baralho.core.jit import jit, linked
 from baralho.core.search import Searcher, _random_rollout
 
@@ -300,7 +299,8 @@ class NetSearcher(Searcher):
     def _grow(self, capacity: int) -> None:
         old = getattr(self, "_logits", None)
         super()._grow(capacity)
-        logits, evaluated = np.zeros((self.threads, capacity, self.A), np.float32), np.zeros((self.threads, capacity), np.int8)
+        logits = np.zeros((self.threads, capacity, self.A), np.float32)
+        evaluated = np.zeros((self.threads, capacity), np.int8)
         if old is not None:
             n = old.shape[1]
             logits[:, :n], evaluated[:, :n] = old, self._evaluated
