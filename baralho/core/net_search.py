@@ -258,17 +258,18 @@ class NetSearcher(Searcher):
     ``search`` (B roots) and ``search_one`` as :class:`~baralho.core.search.Searcher`'s, the
     exploration constant ``c`` of PUCT in place of UCB's."""
 
-    def __init__(self, game, policy, threads: int = 1, nodes: int = 1024, mix: float = 0.0,
-                 max_rollout: int = 10_000) -> None:
+    def __init__(self, game, policy=None, threads: int = 1, nodes: int = 1024, mix: float = 0.0,
+                 max_rollout: int = 10_000, net: tuple | None = None) -> None:
         """``mix`` > 0: a new node's estimate is ``(1 - mix) * the value net's + mix * the returns of a
-        random rollout`` from it (drawn from the search's generator, as the plain search's)."""
+        random rollout`` from it (drawn from the search's generator, as the plain search's). ``net``:
+        ``net_arrays``' output in place of ``policy`` (a process without torch: a Ray worker)."""
         if not 0.0 <= mix <= 1.0:
             raise ValueError(f"mix={mix!r} must be in [0, 1]")
         self.mix, self.max_rollout = float(mix), max_rollout
         if not hasattr(game.fast, "resample_hidden"):
             raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet")
         self.game, self.threads, self.rollout = game, threads, "net"
-        self.net = net_arrays(policy, game.obs_layout.dtype)
+        self.net = net if net is not None else net_arrays(policy, game.obs_layout.dtype)
         size = game.obs_layout.size
         pi_widths, vf_widths = self.net[4], self.net[7]
         if pi_widths[0] != size or vf_widths[0] != size:         # the widths' first: the input

@@ -3,31 +3,37 @@
     baralho train rodizio_v1 --algo exit
     baralho train chuche_v1 --algo exit --config num_players=3 --out runs/chuche3
     baralho train chuche_v1 --algo exit --out runs/chuche --resume     # continue that run
+    baralho train scala40_v1 --algo exit --ray auto                    # the games on a Ray cluster
 
-1. **Games.** ``num_envs`` games at once in a ``baralho.vector`` batch (the compiled engine).
-   At every decision with a choice, the compiled net-guided search (``core/net_search.py``,
-   what ``ismcts:N:p`` plays: PUCT with the current net's policy as prior and its values, mixed
-   with a random rollout's returns by ``mix``, at new nodes) searches every waiting game's
-   root in one call, ``simulations`` each, spread over ``threads``. The move is drawn from the
-   root's visits for a game's first ``explore_moves`` decisions, then the most visited.
-2. **Targets.** Each searched decision keeps its seat's observation, the mask and the root's
-   visit distribution (the policy target); when its game ends, that seat's return (the value
-   target). Forced moves are played and not kept.
-3. **Learning.** After every ``round_decisions`` searched decisions, ``updates`` Adam steps on
-   minibatches drawn from the last ``replay`` finished decisions: cross-entropy of the masked
-   policy against the visit distribution, plus ``vf_coef`` times the value's squared error.
-   The search then plays with the new net.
-4. **Evaluation, checkpoints.** Every ``eval_every`` searched decisions, and at the end, the
+1. **Games** (``Games``). ``num_envs`` games at once in a ``baralho.vector`` batch (the compiled
+   engine). At every decision with a choice, the compiled net-guided search
+   (``core/net_search.py``, what ``ismcts:N:p`` plays: PUCT with the current net's policy as
+   prior and its values, mixed with a random rollout's returns by ``mix``, at new nodes)
+   searches every waiting game's root in one call, ``simulations`` each, on ``threads``
+   threads. The move is drawn from the root's visits for a game's first ``explore_moves``
+   decisions, then the most visited. Each searched decision keeps its seat's observation, the
+   mask and the root's visit distribution (the policy target); when its game ends, the seat's
+   return (the value target). Forced moves are played and not kept.
+   With ``--ray ADDRESS`` the games run in Ray actors on that cluster (``local``: a Ray started
+   on this machine), ``--ray-workers`` of them (default one per CPU), each with its own batch;
+   the learner gathers their decisions every round and sends them the new net (flat arrays:
+   the actors need no torch). Without it they run here.
+2. **Learning.** After every round of ``round_decisions`` searched decisions, ``updates`` Adam
+   steps on minibatches from the last ``replay`` finished decisions (``Replay``): cross-entropy
+   of the masked policy against the visit distribution, plus ``vf_coef`` times the value's
+   squared error. The games then search with the new net.
+3. **Evaluation, checkpoints.** Every ``eval_every`` searched decisions, and at the end, the
    net alone (deterministic, as ``ppo:PATH`` plays it, no search) meets the heuristic on
    ``eval_games`` deals from every seat (``selfplay.evaluate``, Wilson 95% CI), then a
    checkpoint (policy, optimizer, counters; ``--resume`` continues from it with an empty
-   replay). Ctrl-C stops the games, evaluates and saves what was learned.
-5. ``out/final.json`` + ``final.npz`` is the net: ``ppo:PATH`` plays it alone and
+   replay and new games). Ctrl-C stops the games, evaluates and saves what was learned.
+4. ``out/final.json`` + ``final.npz`` is the net: ``ppo:PATH`` plays it alone and
    ``ismcts:N:p:PATH`` searches with it; ``out/summary.json`` holds the run's figures.
 
 The net is SB3's ``MaskableActorCriticPolicy`` (the project's weights-only policy files),
 without the heuristic prior: it never asks the heuristic, in training or in play. ``init``
-starts from a policy file (``zoo``: the env's zoo policy) instead of a fresh net.
+starts from a policy file (``zoo``: the env's zoo policy) instead of a fresh net. One net
+serves one player count (its observation's size depends on it): ``--config num_players=3``.
 """
 
 from __future__ import annotations
@@ -72,7 +78,9 @@ class ExitConfig:
     max_minutes: float | None = 55.0   # wall budget of this invocation; the final evaluation and save follow
     eval_every: int = 100_000
     eval_games: int = 300              # deals, each played from every seat
-    threads: int = 2                   # the search's threads
+    threads: int = 2                   # the search's threads (in this process; a Ray worker searches on one)
+    ray: str | None = None             # a Ray cluster's address ("local": start one here): the games in Ray actors
+    ray_workers: int = 0               # actors, one CPU and num_envs games each (0: the cluster's CPUs)
     torch_threads: int = 1
     engine: str | None = None          # the evaluation's vector engine (None: compiled); the games need it
     out: str = "runs/exit"
@@ -90,7 +98,7 @@ def check(cfg: ExitConfig) -> None:
         value = getattr(cfg, key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{key} must be a positive integer, got {value!r} (--{key.replace('_', '-')})")
-    for key in ("explore_moves", "eval_every"):
+    for key in ("explore_moves", "eval_every", "ray_workers"):
         value = getattr(cfg, key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{key} must be an integer >= 0, got {value!r} (--{key.replace('_', '-')})")
@@ -118,33 +126,91 @@ def check(cfg: ExitConfig) -> None:
 
 
 class Replay:
-    """The searched decisions: a ring of the last ``capacity``; a decision is learned from once its
-    game has ended (its value target, the seat's return, is then known)."""
+    """The last ``capacity`` finished decisions (a ring): observation, mask, the root's visit
+    distribution (policy target) and the seat's return (value target)."""
 
     def __init__(self, capacity: int, obs_size: int, obs_dtype, actions: int) -> None:
         self.obs = np.zeros((capacity, obs_size), obs_dtype)
         self.mask = np.zeros((capacity, actions), bool)
-        self.target = np.zeros((capacity, actions), np.float32)     # the root's visit distribution
-        self.value = np.zeros(capacity, np.float32)                 # the seat's return, once known
-        self.game = np.full(capacity, -1, np.int64)                 # which game (a run-wide number)
-        self.seat = np.zeros(capacity, np.int64)
-        self.ready = np.zeros(capacity, bool)
-        self.capacity, self.next = capacity, 0
+        self.target = np.zeros((capacity, actions), np.float32)
+        self.value = np.zeros(capacity, np.float32)
+        self.capacity, self.next, self.size = capacity, 0, 0
 
-    def add(self, obs, mask, target, games, seats) -> np.ndarray:
-        """Keep these decisions (their games still going); returns their rows."""
-        rows = (self.next + np.arange(len(obs))) % self.capacity
-        self.next = int((self.next + len(obs)) % self.capacity)
-        self.obs[rows], self.mask[rows], self.target[rows] = obs, mask, target
-        self.game[rows], self.seat[rows], self.ready[rows] = games, seats, False
-        return rows
+    def add(self, batch: dict) -> None:
+        n = len(batch["value"])
+        if n > self.capacity:                          # more than fits: the newest
+            batch, n = {k: v[-self.capacity:] for k, v in batch.items()}, self.capacity
+        rows = (self.next + np.arange(n)) % self.capacity
+        for key in ("obs", "mask", "target", "value"):
+            getattr(self, key)[rows] = batch[key]
+        self.next = int((self.next + n) % self.capacity)
+        self.size = min(self.size + n, self.capacity)
 
-    def finish(self, rows: np.ndarray, game: int, returns: np.ndarray) -> None:
-        """Game ``game`` ended with ``returns`` (per seat): its decisions at ``rows`` (those not yet
-        overwritten by newer ones) get their value targets."""
-        rows = rows[self.game[rows] == game]
-        self.value[rows] = returns[self.seat[rows]]
-        self.ready[rows] = True
+
+class Games:
+    """``num_envs`` games at once, every choice searched by the compiled net-guided search: what
+    one process plays, in this one or in a Ray actor (``--ray``). ``play(n)`` plays on until ``n``
+    more decisions are searched and returns the decisions whose games ended meanwhile (a game in
+    progress goes on at the next call). Needs no torch: the net comes as ``net_arrays``."""
+
+    def __init__(self, cfg: ExitConfig, stream: int, net: tuple, threads: int) -> None:
+        from baralho.core.net_search import NetSearcher
+
+        self.cfg = cfg
+        B = cfg.num_envs
+        self.venv = bv.make(cfg.env_id, B, cfg.seed + 7919 * stream, engine="compiled", **cfg.env_config)
+        game = baralho.make(cfg.env_id, engine="compiled", **cfg.env_config).unwrapped.game
+        if self.venv.roots([0]).dtype != game._blank.dtype:
+            raise RuntimeError(f"{cfg.env_id}: the vector env's records are not the compiled game's")
+        self.searcher = NetSearcher(game, threads=threads, mix=cfg.mix, net=net)
+        self.gens = np.stack([generator_words(np.random.default_rng([cfg.seed, stream, b])) for b in range(B)])
+        self.rng = np.random.default_rng([cfg.seed, stream, B])
+        self.obs, self.mask, self.seat = self.venv.reset()
+        self.totals = np.zeros((B, self.venv.num_players))         # each game's returns so far
+        self.moves = np.zeros(B, np.int64)                          # each game's searched decisions so far
+        self.kept: list[list[tuple]] = [[] for _ in range(B)]       # each game's decisions, until it ends
+        self.seconds = dict(search=0.0, env=0.0)
+
+    def set_net(self, net: tuple) -> None:
+        self.searcher.net = net
+
+    def play(self, decisions: int) -> dict:
+        cfg, venv, done_rows = self.cfg, self.venv, []
+        searched = games = 0
+        while searched < decisions:
+            # search every game that has a choice; a forced move is played as it is, and not kept
+            obs, mask, seat = self.obs, self.mask, self.seat
+            action = mask.argmax(1).astype(np.int64)
+            rows = np.flatnonzero(mask.sum(1) > 1)
+            if len(rows):
+                t0 = time.perf_counter()
+                g = self.gens[rows]
+                visits, _ = self.searcher._run(venv.roots(rows), seat[rows].astype(np.int64),
+                                               np.full(len(rows), cfg.simulations, np.int64),
+                                               float(cfg.exploration), g, False)
+                self.gens[rows] = g
+                target = (visits / np.maximum(visits.sum(1, keepdims=True), 1)).astype(np.float32)
+                drawn = (target.cumsum(1) > self.rng.random((len(rows), 1))).argmax(1)
+                action[rows] = np.where(self.moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
+                for k, b in enumerate(rows):
+                    self.kept[b].append((obs[b].copy(), mask[b].astype(bool), target[k], int(seat[b])))
+                self.moves[rows] += 1
+                searched += len(rows)
+                self.seconds["search"] += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            self.obs, self.mask, self.seat, rewards, done = venv.step(action)
+            self.totals += rewards
+            for b in np.flatnonzero(done):               # a game ended: its decisions' value targets
+                done_rows += [(o, m, tg, self.totals[b, s]) for o, m, tg, s in self.kept[b]]
+                self.kept[b], self.totals[b], self.moves[b] = [], 0.0, 0
+                games += 1
+            self.seconds["env"] += time.perf_counter() - t0
+        A = venv.num_actions
+        return dict(obs=np.array([r[0] for r in done_rows]).reshape(len(done_rows), -1).astype(self.obs.dtype),
+                    mask=np.array([r[1] for r in done_rows], bool).reshape(len(done_rows), A),
+                    target=np.array([r[2] for r in done_rows], np.float32).reshape(len(done_rows), A),
+                    value=np.array([r[3] for r in done_rows], np.float32),
+                    searched=searched, games=games)
 
 
 def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Generator) -> dict:
@@ -154,13 +220,12 @@ def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Gen
     from baralho.agents.policy import logits_of
     from baralho.training.batch_policy import inputs, masked
 
-    ready = np.flatnonzero(replay.ready)
-    if len(ready) < cfg.minibatch:
+    if replay.size < cfg.minibatch:
         return {}
     policy.set_training_mode(True)
     totals = dict(policy_loss=0.0, value_loss=0.0, entropy=0.0)
     for _ in range(cfg.updates):
-        rows = rng.choice(ready, cfg.minibatch, replace=False)
+        rows = rng.choice(replay.size, cfg.minibatch, replace=False)
         x, _ = inputs(policy, replay.obs[rows])
         logits, latent_vf = logits_of(policy, x, None)
         logp = masked(logits, replay.mask[rows]).log_softmax(-1)
@@ -201,13 +266,26 @@ def initial_policy(cfg: ExitConfig):
     return policy
 
 
+def connect_ray(cfg: ExitConfig) -> int:
+    """Join the Ray cluster at ``cfg.ray`` (``local``: start one in this machine) and return how many
+    game actors to run: ``ray_workers``, or one per CPU of the cluster."""
+    try:
+        import ray
+    except ImportError:
+        raise SystemExit("--ray needs Ray: pip install 'baralho[ray]' (or ray) on every node") from None
+    if not ray.is_initialized():
+        ray.init(address=None if cfg.ray == "local" else cfg.ray, include_dashboard=False, log_to_driver=False,
+                 **({"num_cpus": max(cfg.ray_workers, 1)} if cfg.ray == "local" and cfg.ray_workers else {}))
+    return cfg.ray_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
 def train(cfg: ExitConfig) -> Path:
     import torch
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from torch.utils.tensorboard import SummaryWriter
 
     from baralho.agents.policy import read_card, save_policy
-    from baralho.core.net_search import NetSearcher, net_arrays
+    from baralho.core.net_search import net_arrays
     from baralho.training.checkpoint import load_checkpoint, save_checkpoint
     from baralho.training.selfplay import evaluate
     from baralho.training.train import claim_out
@@ -237,23 +315,19 @@ def train(cfg: ExitConfig) -> Path:
     if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
 
-    # 1. the games, and the search over them
-    B = cfg.num_envs
-    venv = bv.make(cfg.env_id, B, cfg.seed + 7919 * counters["rounds"], engine="compiled", **cfg.env_config)
-    P, A = venv.num_players, venv.num_actions
-    obs, mask, seat = venv.reset()
-    searcher = NetSearcher(game, policy, threads=cfg.threads, mix=cfg.mix)
-    gens = np.stack([generator_words(np.random.default_rng([cfg.seed, counters["rounds"], b])) for b in range(B)])
+    # 1. the games, in this process or in Ray actors (one batch of games each)
+    net = net_arrays(policy, game.obs_layout.dtype)
+    workers = connect_ray(cfg) if cfg.ray else 0
+    if workers:
+        import ray
+
+        actor = ray.remote(num_cpus=1)(Games)
+        players = [actor.remote(cfg, 1 + counters["rounds"] * workers + k, net, 1) for k in range(workers)]
+    else:
+        players = [Games(cfg, 1 + counters["rounds"], net, cfg.threads)]
     rng = np.random.default_rng([cfg.seed, counters["rounds"], 1])
-    replay = Replay(cfg.replay, obs.shape[1], obs.dtype, A)
-    totals = np.zeros((B, P))                   # each game's returns so far
-    moves = np.zeros(B, np.int64)               # each game's searched decisions so far
-    game_of = counters["games"] + np.arange(B)  # each env's game (a run-wide number)
-    counters["games"] += B
-    kept: list[list[int]] = [[] for _ in range(B)]   # each game's rows in the replay
-    if venv.roots([0]).dtype != game._blank.dtype:
-        raise RuntimeError(f"{cfg.env_id}: the vector env's records are not the compiled game's")
-    split = dict(search=0.0, env=0.0, learn=0.0, eval=0.0)
+    replay = Replay(cfg.replay, game.obs_layout.size, game.obs_layout.dtype, game.num_actions)
+    split = dict(games=0.0, learn=0.0, eval=0.0)
     seconds_before = counters["seconds"]
     losses: dict = {}
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -281,56 +355,42 @@ def train(cfg: ExitConfig) -> Path:
 
     progress.start()
     try:
-        since_learn = 0
         while counters["decisions"] < cfg.decisions and not out_of_time():
-            # 2. search every game that has a choice; forced moves are played as they are
-            action = mask.argmax(1).astype(np.int64)
-            rows = np.flatnonzero(mask.sum(1) > 1)
-            if len(rows):
-                t0 = time.perf_counter()
-                g = gens[rows]
-                visits, _ = searcher._run(venv.roots(rows), seat[rows].astype(np.int64),
-                                          np.full(len(rows), cfg.simulations, np.int64), float(cfg.exploration),
-                                          g, False)
-                gens[rows] = g
-                target = visits / np.maximum(visits.sum(1, keepdims=True), 1)
-                drawn = (target.cumsum(1) > rng.random((len(rows), 1))).argmax(1)
-                action[rows] = np.where(moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
-                for b, r in zip(rows, replay.add(obs[rows], mask[rows], target, game_of[rows], seat[rows])):
-                    kept[b].append(int(r))
-                moves[rows] += 1
-                counters["decisions"] += len(rows)
-                since_learn += len(rows)
-                split["search"] += time.perf_counter() - t0
+            # 2. a round of games: round_decisions searched decisions, spread over the players
             t0 = time.perf_counter()
-            obs, mask, seat, rewards, done = venv.step(action)
-            totals += rewards
-            for b in np.flatnonzero(done):               # a game ended: its decisions' value targets
-                replay.finish(np.asarray(kept[b], np.int64), int(game_of[b]), totals[b])
-                kept[b], totals[b], moves[b] = [], 0.0, 0
-                game_of[b] = counters["games"]
-                counters["games"] += 1
-            split["env"] += time.perf_counter() - t0
+            share = -(-cfg.round_decisions // len(players))
+            if workers:
+                import ray
+
+                rounds = ray.get([p.play.remote(share) for p in players])
+            else:
+                rounds = [p.play(share) for p in players]
+            for played in rounds:
+                replay.add(played)
+                counters["decisions"] += played["searched"]
+                counters["games"] += played["games"]
+            split["games"] += time.perf_counter() - t0
 
             # 3. learn, and search with the new net
-            if since_learn >= cfg.round_decisions:
-                t0 = time.perf_counter()
-                losses = learn(policy, optimizer, replay, cfg, rng)
-                searcher.net = net_arrays(policy, obs.dtype)
-                counters["rounds"] += 1
-                since_learn = 0
-                split["learn"] += time.perf_counter() - t0
-                for key, value in losses.items():
-                    writer.add_scalar(f"exit/{key}", value, counters["decisions"])
-                    if not math.isfinite(value):
-                        from baralho.training.selfplay import TrainingDiverged
-
-                        raise TrainingDiverged(f"the {key} went non-finite at {counters['decisions']:,} decisions; "
-                                               f"the last checkpoint is in {out / 'checkpoint'}")
+            t0 = time.perf_counter()
+            losses = learn(policy, optimizer, replay, cfg, rng)
+            net = net_arrays(policy, game.obs_layout.dtype)
+            for p in players:
+                p.set_net.remote(net) if workers else p.set_net(net)
+            counters["rounds"] += 1
+            split["learn"] += time.perf_counter() - t0
             step = counters["decisions"]
+            for key, value in losses.items():
+                writer.add_scalar(f"exit/{key}", value, step)
+                if not math.isfinite(value):
+                    from baralho.training.selfplay import TrainingDiverged
+
+                    raise TrainingDiverged(f"the {key} went non-finite at {step:,} decisions; the last "
+                                           f"checkpoint is in {out / 'checkpoint'}")
+            elapsed = time.perf_counter() - start
+            writer.add_scalar("throughput/searched_decisions_per_s", step / max(elapsed, 1e-9), step)
             if cfg.eval_every and step - counters["last_eval"] >= cfg.eval_every:
                 status = evaluate_and_checkpoint(step)
-            elapsed = time.perf_counter() - start
             progress.update(task, completed=min(step, cfg.decisions),
                             status=f"{status} · {step / max(elapsed, 1e-9):,.0f} searched decisions/s")
         status = evaluate_and_checkpoint(counters["decisions"])
@@ -366,7 +426,9 @@ HELP = dict(simulations="simulations per searched decision", exploration="PUCT's
             vf_coef="value loss weight", max_grad_norm="gradient clipping norm",
             net_arch="hidden layer sizes of the policy and value nets",
             init="a policy file to start from ('zoo': the env's zoo policy; default: a fresh net)",
-            threads="the search's threads", torch_threads="torch's CPU threads")
+            threads="the search's threads", torch_threads="torch's CPU threads",
+            ray="play the games in Ray actors on the cluster at this address ('local': start Ray here)",
+            ray_workers="Ray actors, one CPU and --num-envs games each (default: one per CPU of the cluster)")
 
 
 def main(args) -> int:

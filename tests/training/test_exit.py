@@ -18,20 +18,37 @@ TINY = ["--num-envs", "8", "--simulations", "16", "--round-decisions", "200", "-
         "--eval-every", "600", "--eval-games", "10", "--threads", "1", "--net-arch", "16", "--quiet"]
 
 
-def test_a_decision_gets_its_seats_return_when_its_game_ends_unless_overwritten():
+def test_the_replay_keeps_the_newest_decisions():
     replay = ex.Replay(4, 2, np.int8, 3)
-    target = np.full((3, 3), 1 / 3, np.float32)
-    first = replay.add(np.zeros((3, 2)), np.ones((3, 3), bool), target, np.array([7, 8, 7]), np.array([0, 1, 1]))
-    assert not replay.ready.any()
-    replay.finish(first[[0, 2]], 7, np.array([1.0, -1.0]))
-    assert replay.value[first[0]] == 1.0 and replay.value[first[2]] == -1.0
-    assert replay.ready[first[[0, 2]]].all() and not replay.ready[first[1]]
-    second = replay.add(np.zeros((2, 2)), np.ones((2, 3), bool), target[:2], np.array([9, 9]), np.array([0, 0]))
-    assert set(second) == {3, 0}                  # the ring wraps over game 7's first decision
-    replay.finish(first[[1]], 8, np.array([0.5, 0.25]))
-    assert replay.value[first[1]] == 0.25
-    replay.finish(first[[0, 2]], 7, np.array([3.0, 3.0]))     # row 0 is game 9's now: untouched
-    assert not replay.ready[0] and replay.value[first[2]] == 3.0
+
+    def batch(values):
+        n = len(values)
+        return dict(obs=np.zeros((n, 2), np.int8), mask=np.ones((n, 3), bool),
+                    target=np.full((n, 3), 1 / 3, np.float32), value=np.array(values, np.float32))
+
+    replay.add(batch([1, 2, 3]))
+    assert replay.size == 3 and list(replay.value[:3]) == [1, 2, 3]
+    replay.add(batch([4, 5]))
+    assert replay.size == 4 and sorted(replay.value) == [2, 3, 4, 5]
+    replay.add(batch([6, 7, 8, 9, 10]))
+    assert sorted(replay.value) == [7, 8, 9, 10]
+
+
+def test_games_credit_every_searched_decision_with_its_seats_return():
+    """Every kept decision had a choice, its target is a distribution over its legal moves, and its
+    value is the return its seat got in that game (Rodízio: +1, -1 or 0 each)."""
+    from baralho.agents.policy import build_policy
+    from baralho.core.net_search import net_arrays
+
+    cfg = ex.ExitConfig(num_envs=4, simulations=8)
+    policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]))
+    games = ex.Games(cfg, 0, net_arrays(policy, np.int8), 1)
+    played = games.play(200)
+    assert played["searched"] >= 200 and played["games"] > 0
+    n = len(played["value"])
+    assert n > 0 and played["obs"].shape == (n, 298) and (played["mask"].sum(1) > 1).all()
+    assert np.allclose(played["target"].sum(1), 1) and not (played["target"] * ~played["mask"]).any()
+    assert set(np.unique(played["value"])) <= {-1.0, 0.0, 1.0}
 
 
 def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_return():
@@ -49,8 +66,7 @@ def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_re
     mask[:, :3] = True
     target = np.zeros((8, 18), np.float32)
     target[:, 2] = 1.0                                      # the search always chose action 2
-    rows = replay.add(obs, mask, target, np.zeros(8, np.int64), np.zeros(8, np.int64))
-    replay.finish(rows, 0, np.array([0.75, -0.75]))
+    replay.add(dict(obs=obs, mask=mask, target=target, value=np.full(8, 0.75, np.float32)))
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     losses = ex.learn(policy, optimizer, replay, cfg, rng)
     assert set(losses) == {"policy_loss", "value_loss", "entropy"}
