@@ -66,14 +66,15 @@ def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None 
             raise ValueError(f"bad ISMCTS budget in {spec!r}: {err}") from None
     if kind == "ppo":
         from baralho.agents.policy import PolicyAgent
-        from baralho.zoo import MAX_BYTES, available, zoo_path
+        from baralho.zoo import MAX_BYTES, available, zoo_name, zoo_path
 
-        name = arg or env_id
+        players = (config or {}).get("num_players")
+        name = arg or zoo_name(env_id, players)
         if zoo_path(name) is not None and "/" not in name:
             return PolicyAgent(zoo_path(name), env_id=env_id, seed=seed, config=config, max_bytes=MAX_BYTES)
         if not arg:
             retired = " (the v0 policies in baralho/zoo/v0/ were trained on v0 observations and are retired)"
-            raise ValueError(f"no zoo model for {env_id!r} (zoo: {available()}){retired}; "
+            raise ValueError(f"no zoo model for {env_id!r} at {players or 2} players (zoo: {available()}){retired}; "
                              f"train one with `baralho train {env_id}` and use ppo:PATH")
         return PolicyAgent(arg, env_id=env_id, seed=seed, config=config)
     raise ValueError(f"unknown agent spec {spec!r}: use random, heuristic, ismcts[:N|:Ts][:h|:g|:p[:PATH]], ppo "

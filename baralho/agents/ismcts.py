@@ -169,9 +169,10 @@ class ISMCTSAgent:
             from baralho.agents.policy import load_policy
             from baralho.zoo import zoo_path
 
-            path = self.policy or zoo_path(game.env_id)
+            path = self.policy or zoo_path(game.env_id, game.num_players)
             if path is None:
-                raise ValueError(f"ismcts:N:p: no zoo policy for {game.env_id}; name one, ismcts:N:p:PATH")
+                raise ValueError(f"ismcts:N:p: no zoo policy for {game.env_id} at {game.num_players} players; "
+                                 f"name one, ismcts:N:p:PATH")
             self._net = load_policy(path, game.env_id, dataclasses.asdict(game.config))
             if self._net[1].get("prior", "none") != "none":
                 raise NotImplementedError(f"ismcts:N:p: {path} plays with the heuristic's move as a hint (its card's "

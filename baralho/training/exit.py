@@ -433,12 +433,14 @@ HELP = dict(simulations="simulations per searched decision", exploration="PUCT's
 
 def main(args) -> int:
     """``baralho train ENV --algo exit``: the CLI flags onto ExitConfig."""
-    from baralho.training.selfplay import settings_of
+    from baralho.training.selfplay import command_line, settings_of
 
     cfg = ExitConfig(env_id=args.env_id, env_config=args.config, progress=not args.quiet,
                      **settings_of(args, ExitConfig))
     out = train(cfg)
     s = json.loads((out / "summary.json").read_text())
+    s["command"] = command_line(args, ExitConfig)          # for the model card (zoo/ship.py)
+    (out / "summary.json").write_text(json.dumps(s, indent=1))
     final, base = s["final"], s["baseline"]
     print(f"\n{cfg.env_id}: {s['decisions']:,} searched decisions, {s['games']:,} games in {s['wall_seconds']:.0f} s"
           f"{' (interrupted)' if s['interrupted'] else ''}; net {out / 'final.json'}")

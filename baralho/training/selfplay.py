@@ -629,10 +629,12 @@ def settings_of(args, config=None) -> dict:
     return {k: v for k, v in given.items() if v is not None and v is not False}
 
 
-def command_line(args) -> str:
-    """The ``baralho train`` command of the flags given, as a model card quotes it."""
-    words = ["baralho", "train", args.env_id]
-    for name, value in settings_of(args).items():
+def command_line(args, config=None) -> str:
+    """The ``baralho train`` command of the flags given (the fields of ``config``, default
+    SelfPlayConfig), as a model card quotes it."""
+    words = ["baralho", "train", args.env_id] + (["--algo", args.algo] if getattr(args, "algo", None) not in
+                                                 (None, "selfplay") else [])
+    for name, value in settings_of(args, config).items():
         if name == "out":          # the user's folder: a card names no path of the machine that trained it
             continue
         values = value if isinstance(value, tuple) else () if value is True else (value,)

@@ -21,8 +21,14 @@ V1 = ZOO / "v1"             # the policies of the v1 envs
 MAX_BYTES = 10 * 2**20      # issue 24: each shipped policy under 10 MB (a zoo policy's weights are loaded within it)
 
 
-def zoo_path(env_id: str) -> Path | None:
-    path = V1 / f"{env_id}.json"
+def zoo_name(env_id: str, num_players: int | None = None) -> str:
+    """The zoo's name for ``env_id``'s policy at ``num_players`` (None or 2: ``env_id``; else
+    ``env_id_3p``...: one net serves one player count, its observation's size depends on it)."""
+    return env_id if num_players in (None, 2) else f"{env_id}_{num_players}p"
+
+
+def zoo_path(env_id: str, num_players: int | None = None) -> Path | None:
+    path = V1 / f"{zoo_name(env_id, num_players)}.json"
     return path if path.exists() else None
 
 

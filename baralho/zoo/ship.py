@@ -3,7 +3,7 @@
     python -m baralho.zoo.ship runs/rodizio                  # -> baralho/zoo/v1/rodizio_v1.{json,npz,md,png}
     python -m baralho.zoo.ship runs/rodizio --to /tmp/zoo    # elsewhere (a try-out)
 
-The run is a ``baralho train ENV`` (``--algo selfplay``) folder: ``final.json`` + ``final.npz``
+The run is a ``baralho train ENV`` (``--algo selfplay`` or ``--algo exit``) folder: ``final.json`` + ``final.npz``
 (the policy, copied through ``baralho.zoo.export``: checked, weights only) and ``summary.json``
 (the figures the card quotes: the command, wall time, decisions, throughput, every evaluation
 with its Wilson 95% CI, the machine's load while it ran). The card states the load it was
@@ -16,7 +16,7 @@ import argparse
 import json
 from pathlib import Path
 
-from baralho.zoo import MAX_BYTES  # issue 24: each shipped policy under 10 MB
+from baralho.zoo import MAX_BYTES, zoo_name  # issue 24: each shipped policy under 10 MB
 
 
 def plot(summary: dict, path: Path) -> None:
@@ -33,13 +33,13 @@ def plot(summary: dict, path: Path) -> None:
     ax.plot(x, [e["win_rate"] for e in evals], marker="o", label="policy vs heuristic")
     ax.axhline(base["win_rate"], color="grey", ls="--", lw=0.8, label="heuristic vs heuristic")
     ax.axhline(0.5, color="black", lw=0.5)
-    ax.set_xlabel("env decisions (every seat's)")
+    ax.set_xlabel("searched decisions" if summary.get("algo") == "exit" else "env decisions (every seat's)")
     ax.set_ylabel("win rate (95% CI)")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(f"{summary['config']['env_id']}: self-play PPO" +
-                 (" after a warm start" if summary.get("warm_start") else ""))
+    ax.set_title(f"{summary['config']['env_id']}: " + ("expert iteration" if summary.get("algo") == "exit" else
+                 "self-play PPO" + (" after a warm start" if summary.get("warm_start") else "")))
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -49,15 +49,38 @@ def rate(e: dict) -> str:
     return f"{e['win_rate']:.3f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}] over {e['games']} games"
 
 
-def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str:
-    """The markdown card of a run, from its summary.json."""
-    cfg, final, base = summary["config"], summary["final"], summary["baseline"]
-    env_id = cfg["env_id"]
-    command = (f"`{summary['command']}`" if summary.get("command")
-               else "a command not recorded (the run was started from Python, not `baralho train`)")
-    loads = [e["load_average"] for e in summary["evals"] if e.get("load_average") is not None]
-    split = summary["seconds_this_invocation"]
-    lines = [
+def asks_the_heuristic(cfg: dict) -> str:
+    """The card's line on whether the policy calls the heuristic in play."""
+    if cfg.get("prior", "none") == "heuristic":
+        return ("- **Asks the heuristic at play time**: yes, at every decision (the heuristic prior: its move is "
+                "an input and gets a logit bonus).")
+    return "- **Asks the heuristic at play time**: no (the net alone: observation in, move out)."
+
+
+def exit_lines(summary: dict, command: str) -> list[str]:
+    """The head of an expert iteration run's card (``--algo exit``)."""
+    cfg, split = summary["config"], summary["seconds_this_invocation"]
+    return [
+        f"# Model card: {cfg['env_id']} (expert iteration on the compiled net-guided search)", "",
+        f"- **Made by**: {command} (training/exit.py; {cfg['num_envs']} games at once, ismcts:{cfg['simulations']}:p "
+        f"with PUCT c {cfg['exploration']:g} and a random rollout's share {cfg['mix']:g} at new nodes, the visits "
+        f"sampled for a game's first {cfg['explore_moves']} decisions; MLP {'x'.join(map(str, cfg['net_arch']))} on "
+        f"{cfg.get('inputs', 'raw')} inputs, {cfg['updates']} Adam steps of {cfg['minibatch']} every "
+        f"{cfg['round_decisions']:,} searched decisions, lr {cfg['learning_rate']:g}, replay {cfg['replay']:,}, "
+        f"started from {cfg.get('init') or 'a fresh net'}, seed {cfg['seed']}, env config "
+        f"{cfg['env_config'] or 'default rules'}).",
+        asks_the_heuristic(cfg),
+        f"- **Decisions**: {summary['decisions']:,} searched decisions in {summary['games']:,} games, "
+        f"{summary['rounds']:,} learning phases.",
+        f"- **Wall time**: {summary['wall_seconds'] / 60:.1f} min (evaluations and saving included); where the time "
+        f"went (s): " + ", ".join(f"{k} {v:.0f}" for k, v in split.items()) + ".",
+    ]
+
+
+def selfplay_lines(summary: dict, command: str) -> list[str]:
+    """The head of a self-play run's card (``--algo selfplay``)."""
+    cfg, split, env_id = summary["config"], summary["seconds_this_invocation"], summary["config"]["env_id"]
+    return [
         f"# Model card: {env_id} (self-play PPO over baralho.vector)", "",
         f"- **Made by**: {command} (training/selfplay.py; {cfg['engine'] or 'compiled'} engine, "
         f"{cfg['num_envs']} envs x rollout {cfg['rollout']}, MLP {'x'.join(map(str, cfg['net_arch']))} on "
@@ -76,7 +99,20 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str
         f"({summary['learner_decisions_per_second']:,.0f} learned from per second, the figure SB3's fps "
         f"compares with). Where the time went (s): "
         + ", ".join(f"{k} {v:.0f}" for k, v in split.items()) + ".",
+        asks_the_heuristic(cfg),
     ]
+
+
+def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str:
+    """The markdown card of a run, from its summary.json."""
+    final, base = summary["final"], summary["baseline"]
+    command = (f"`{summary['command']}`" if summary.get("command")
+               else "a command not recorded (the run was started from Python, not `baralho train`)")
+    loads = [e["load_average"] for e in summary["evals"] if e.get("load_average") is not None]
+    if summary.get("algo") == "exit":
+        lines = exit_lines(summary, command)
+    else:
+        lines = selfplay_lines(summary, command)
     if summary.get("warm_start"):
         w = summary["warm_start"]
         lines.append(f"- **Warm start**: behaviour cloning of the heuristic on {w['steps']:,} decisions "
@@ -101,8 +137,8 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str
 
 
 def ship(run: str | Path, to: str | Path | None = None, alone: bool = False) -> Path:
-    """Copy the run's policy into ``to`` (default baralho/zoo/v1) as ENV_ID.json/.npz, with
-    ENV_ID.md (the card) and ENV_ID_curve.png; returns the card's path."""
+    """Copy the run's policy into ``to`` (default baralho/zoo/v1) as NAME.json/.npz, with NAME.md (the
+    card) and NAME_curve.png, NAME the env id (``zoo_name``: ENV_ID_3p at 3 players); returns the card."""
     from baralho.zoo import V1, export
 
     run = Path(run)
@@ -110,15 +146,18 @@ def ship(run: str | Path, to: str | Path | None = None, alone: bool = False) -> 
     if not summary.get("final"):
         raise ValueError(f"{run}: the run has no final evaluation")
     env_id = summary["config"]["env_id"]
+    import baralho
+
+    name = zoo_name(env_id, len(baralho.make(env_id, **summary["config"]["env_config"]).possible_agents))
     to = Path(to) if to is not None else V1
     to.mkdir(parents=True, exist_ok=True)
     size = (run / "final.npz").stat().st_size + (run / "final.json").stat().st_size
     if size > MAX_BYTES:
         raise ValueError(f"{run}: the policy is {size / 2**20:.1f} MB, over the zoo's {MAX_BYTES / 2**20:.0f} MB")
-    export(run / "final.json", to / env_id, env_id, summary["config"]["env_config"])
-    curve = f"{env_id}_curve.png"
+    export(run / "final.json", to / name, env_id, summary["config"]["env_config"])
+    curve = f"{name}_curve.png"
     plot(summary, to / curve)
-    card = to / f"{env_id}.md"
+    card = to / f"{name}.md"
     card.write_text(model_card(summary, curve, size, alone))
     return card
 

@@ -104,7 +104,26 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
         assert obs["action_mask"][agent.act(obs, env.agent_selection)] == 1
     argv[argv.index("--timesteps") + 1] = "900"
     assert cli.main([*argv, "--resume"]) == 0
-    assert json.loads((out / "summary.json").read_text())["decisions"] >= 900
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["decisions"] >= 900 and summary["command"].startswith("baralho train rodizio_v1 --algo exit")
+
+    # shipped, the zoo finds it for its player count; its card says it never asks the heuristic
+    from baralho import zoo
+    from baralho.zoo.ship import ship
+
+    card = ship(out, tmp_path / "zoo")
+    name = "rodizio_v1" if players == 2 else f"rodizio_v1_{players}p"
+    assert card.name == f"{name}.md" and "expert iteration" in card.read_text()
+    assert "**Asks the heuristic at play time**: no" in card.read_text()
+    zoo.V1 = tmp_path / "zoo"
+    try:
+        agent = make_agent("ppo", "rodizio_v1", config=config)
+        assert agent.name == f"ppo:{name}"
+        agent = make_agent("ismcts:10:p", "rodizio_v1", config=config)
+        bind_if_needed(agent, env)
+        assert obs["action_mask"][agent.act(env.last()[0], env.agent_selection)] == 1
+    finally:
+        zoo.V1 = zoo.ZOO / "v1"
 
 
 @pytest.mark.parametrize(("flags", "says"), [
