@@ -5,6 +5,7 @@
     python -m benchmarks --ladders  # only re-embed benchmarks/ladder/*.md in RESULTS.md
     python -m benchmarks --long-runs  # only re-embed benchmarks/fuzz_runs/*.json in RESULTS.md
     python -m benchmarks --search-check  # only re-embed benchmarks/search_check.md in RESULTS.md
+    python -m benchmarks --search        # only measure the search speed again (~5 minutes) and re-embed it
 
 Sections: throughput of every env next to the floors and the peers (same run),
 fuzzing with invariants, memory and copy/resample cost, SB3 training fps next
@@ -133,17 +134,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long-runs", action="store_true",
                     help="only re-embed benchmarks/fuzz_runs/*.json (the 100,000-game runs) in the existing "
                          "RESULTS.md (seconds)")
+    ap.add_argument("--search", action="store_true",
+                    help="only measure the search speed section again and replace it in the existing RESULTS.md "
+                         "(~5 minutes, alone)")
     ap.add_argument("--search-check", action="store_true",
                     help="only re-embed benchmarks/search_check.md (python -m benchmarks.search_check) in the "
                          "existing RESULTS.md (seconds)")
     args = ap.parse_args(argv)
-    args.out = args.out or str(default_out(args.quick and not (args.ladders or args.long_runs or args.search_check)))
+    args.out = args.out or str(default_out(args.quick and not (args.ladders or args.long_runs or args.search_check
+                                                               or args.search)))
     if args.ladders:
         return embed_ladders(Path(args.out))
     if args.long_runs:
         return embed_long_runs(Path(args.out))
     if args.search_check:
         return embed_search_check(Path(args.out))
+    if args.search:
+        return embed_search(Path(args.out))
     q = args.quick
     secs, reps = (0.3, 1) if q else (2.0, 3)
     fuzz_secs = 1.0 if q else 60.0
@@ -242,16 +249,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # 1c. the compiled search ---------------------------------------------------------
     print("search ...", flush=True)
-    sims, count = (20, 2) if q else (200, 6)
-    md += ["## Search speed (ISMCTS)", "",
-           f"`make_agent(\"ismcts:{sims}\")` bound to the env, as a tournament runs it, on {count} positions of "
-           "random play from seeded deals (2 players), on the default (compiled) engine and on "
-           "`engine=\"reference\"` (the Python search): simulations per second, whole moves timed. The rollout "
-           "bound is 1 / (mean rollout length x the compiled step without observations), both measured in the "
-           "same run from the same positions (random play to the end in a numba loop over the game's "
-           "primitives): what a search could reach if a simulation cost only its rollout. "
-           "`python -m benchmarks.search` runs this section alone.", "",
-           *search_bench.search_table(list(baralho.ENV_IDS), sims, count, 0.2 if q else 2.0), ""]
+    md += search_section(q)
     md += search_check_block()
 
     # 2. fuzzing -----------------------------------------------------------------
@@ -391,6 +389,37 @@ def embed_long_runs(out: Path) -> int:
     table = long_runs_table(stamp)[:-1]          # the blank line after the table is kept from the file
     out.write_text("\n".join(lines[:start] + table + lines[end:]))
     print(f"re-embedded {sum(line.startswith('| ') for line in table) - 1} long runs in {out}")
+    return 0
+
+
+def search_section(quick: bool, stamp: str | None = None) -> list[str]:
+    """The search speed section's head and table, measured now."""
+    sims, count = (20, 2) if quick else (200, 6)
+    return ["## Search speed (ISMCTS)", "",
+            f"`make_agent(\"ismcts:{sims}\")` bound to the env, as a tournament runs it, on {count} positions of "
+            "random play from seeded deals (2 players), on the default (compiled) engine and on "
+            "`engine=\"reference\"` (the Python search): simulations per second, whole moves timed. The rollout "
+            "bound is 1 / (mean rollout length x the compiled step without observations), both measured in the "
+            "same run from the same positions (random play to the end in a numba loop over the game's "
+            "primitives): what a search could reach if a simulation cost only its rollout. "
+            "`python -m benchmarks.search` runs this section alone.", "", *([stamp, ""] if stamp else []),
+            *search_bench.search_table(list(baralho.ENV_IDS), sims, count, 0.2 if quick else 2.0), ""]
+
+
+def embed_search(out: Path) -> int:
+    """Measure the search section again (alone: ~5 minutes) and replace only it in an existing
+    RESULTS.md, its search check kept; the other sections stay as measured in the header's run."""
+    text = out.read_text()
+    head, sep, rest = text.partition("\n## Search speed (ISMCTS)\n")
+    check = rest.find("\n" + SEARCH_CHECK)
+    if not sep or check < 0:
+        raise SystemExit(f"{out}: not a RESULTS.md written by python -m benchmarks (no search section and check)")
+    stamp = (f"_Section measured again by `python -m benchmarks --search` on "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {git_head()}, alone; the sections "
+             f"above and below are from the run in the header._")
+    md = search_section(False, stamp)
+    out.write_text(head.rstrip("\n") + "\n\n" + "\n".join(md) + rest[check:])
+    print(f"re-measured the search section in {out}")
     return 0
 
 
