@@ -144,8 +144,8 @@ def test_the_search_section_is_measured_again_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(B, "HERE", tmp_path)
     monkeypatch.setattr(B.search_bench, "search_table", lambda envs, sims, count, seconds: ["| new speed |"])
     results = tmp_path / "RESULTS.md"
-    results.write_text("# baralho benchmarks\n\n## Throughput\n\n| tp |\n\n## Search speed (ISMCTS)\n\n| old speed |\n\n"
-                       + B.SEARCH_CHECK + "\n\n| check |\n\n## Fuzzing\n\n| fuzz |\n")
+    results.write_text("# baralho benchmarks\n\n## Throughput\n\n| tp |\n\n## Search speed (ISMCTS)\n\n"
+                       "| old speed |\n\n" + B.SEARCH_CHECK + "\n\n| check |\n\n## Fuzzing\n\n| fuzz |\n")
     assert B.embed_search(results) == 0
     text = results.read_text()
     assert "| new speed |" in text and "old speed" not in text and "--search` on" in text

@@ -72,10 +72,11 @@ class ISMCTSAgent:
     errors of the paired (same determinization) differences."""
 
     def __init__(self, simulations: int | None = 200, seconds: float | None = None,
-                 exploration: float = 0.7, max_rollout: int = 10_000, seed: int | None = None,
+                 exploration: float | None = None, max_rollout: int = 10_000, seed: int | None = None,
                  rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
                  confidence: float | None = None, tree: bool | None = None, belief_tries: int = 30,
-                 race: float | None = None, race_min: int = 8, policy: str | None = None, mix: float = 0.0) -> None:
+                 race: float | None = None, race_min: int = 8, policy: str | None = None,
+                 mix: float | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
@@ -87,7 +88,9 @@ class ISMCTSAgent:
             raise ValueError(f"seconds={seconds!r} must be a finite number above 0")
         self.simulations = simulations
         self.seconds = seconds
-        self.c = exploration
+        # UCB's constant (0.7) by default; net-guided, PUCT's: the one the net was trained with (its
+        # card's ``search``), else 1.5
+        self.c = exploration if exploration is not None else None if policy is not None else 0.7
         self.max_rollout = max_rollout
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
@@ -107,9 +110,10 @@ class ISMCTSAgent:
         if policy is not None and (guided or rollout != "random"):
             raise ValueError("a net-guided search (policy=) has no rollouts: it is neither :h nor :g")
         self.policy = policy           # net-guided (ismcts:N:p): a policy file, or "" for the env's zoo policy
-        if not 0.0 <= mix <= 1.0:
+        if mix is not None and not 0.0 <= mix <= 1.0:
             raise ValueError(f"mix={mix!r} must be in [0, 1]")
-        self.mix = mix                 # net-guided: the share of a random rollout in a new node's estimate
+        # net-guided: the share of a random rollout in a new node's estimate (None: the card's, else 0)
+        self.mix = mix
         self._net = None               # (SB3 policy, its card) once bound
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -177,6 +181,11 @@ class ISMCTSAgent:
             if self._net[1].get("prior", "none") != "none":
                 raise NotImplementedError(f"ismcts:N:p: {path} plays with the heuristic's move as a hint (its card's "
                                           f"prior); the net-guided search reads nets without it")
+            trained = self._net[1].get("search") or {}        # how an expert iteration run searched with it
+            if self.c is None:
+                self.c = float(trained.get("exploration", 1.5))
+            if self.mix is None:
+                self.mix = float(trained.get("mix", 0.0))
         if hasattr(getattr(game, "fast", None), "resample_hidden"):
             from baralho.core.net_search import NetSearcher
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import zipfile
 from pathlib import Path
@@ -127,9 +128,13 @@ def read_card(path: str | Path) -> dict:
           and all(isinstance(net, list) and len(net) <= 16 for net in arch.values()))
     shape, actions = card.get("observation_shape"), card.get("num_actions")
     ok = ok and isinstance(shape, list) and len(shape) == 1 and all(_count(n) for n in shape) and _count(actions)
+    search = card.get("search", {})          # an expert iteration net: how its search ran (ismcts:N:p reads it)
+    ok = ok and isinstance(search, dict) and set(search) <= {"exploration", "mix"} and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+        for v in search.values()) and search.get("mix", 0) <= 1
     if not ok:
         raise PolicyError(f"{card_path}: malformed policy card (env_id, config, observation_shape, num_actions, "
-                          f"net_arch, activation, inputs or prior); give the .json that baralho train or "
+                          f"net_arch, activation, inputs, prior or search); give the .json that baralho train or "
                           f"baralho.zoo.export wrote")
     return card
 

@@ -98,6 +98,8 @@ def check(cfg: ExitConfig) -> None:
         value = getattr(cfg, key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{key} must be a positive integer, got {value!r} (--{key.replace('_', '-')})")
+    if cfg.simulations < 2:           # the first simulation evaluates the root; the visits start with the second
+        raise ValueError(f"simulations must be >= 2 (the first evaluates the root), got {cfg.simulations}")
     for key in ("explore_moves", "eval_every", "ray_workers"):
         value = getattr(cfg, key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -189,8 +191,11 @@ class Games:
                                                np.full(len(rows), cfg.simulations, np.int64),
                                                float(cfg.exploration), g, False)
                 self.gens[rows] = g
-                target = (visits / np.maximum(visits.sum(1, keepdims=True), 1)).astype(np.float32)
-                drawn = (target.cumsum(1) > self.rng.random((len(rows), 1))).argmax(1)
+                # the visits' distribution, drawn by inverse CDF on the integer counts (an unvisited
+                # action is never drawn; with a choice at the root, simulations >= 2 visit some child)
+                cdf = visits.cumsum(1)
+                target = (visits / cdf[:, -1:]).astype(np.float32)
+                drawn = (cdf > self.rng.random((len(rows), 1)) * cdf[:, -1:]).argmax(1)
                 action[rows] = np.where(self.moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
                 for k, b in enumerate(rows):
                     self.kept[b].append((obs[b].copy(), mask[b].astype(bool), target[k], int(seat[b])))
@@ -349,7 +354,8 @@ def train(cfg: ExitConfig) -> Path:
         for key in ("win_rate", "ci_low", "ci_high"):
             writer.add_scalar(f"eval/vs_heuristic_{key}", result[key], step)
         counters["seconds"] = seconds_before + time.perf_counter() - start
-        counters["policy_card"] = dict(decisions=step, algo="exit")
+        counters["policy_card"] = dict(decisions=step, algo="exit", search=dict(exploration=cfg.exploration,
+                                                                                mix=cfg.mix))
         save_checkpoint(out, policy, optimizer, counters, cfg, run_id)
         return f"vs heuristic {result['win_rate']:.3f} [{result['ci_low']:.3f}, {result['ci_high']:.3f}]"
 
@@ -405,7 +411,7 @@ def train(cfg: ExitConfig) -> Path:
 
     # 4. the net and the run's figures
     save_policy(policy, out / "final", cfg.env_id, cfg.env_config, run_id=run_id, decisions=counters["decisions"],
-                algo="exit")
+                algo="exit", search=dict(exploration=cfg.exploration, mix=cfg.mix))   # ismcts:N:p searches so
     summary = dict(config={**asdict(cfg), "net_arch": list(cfg.net_arch)}, algo="exit",
                    decisions=counters["decisions"], games=counters["games"], rounds=counters["rounds"],
                    wall_seconds=time.perf_counter() - start, seconds_this_invocation=split, losses=losses,

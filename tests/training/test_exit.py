@@ -131,6 +131,7 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--simulations", "5"], "--simulations is not a setting of --algo selfplay"),
     (["--algo", "exit", "--mix", "2"], "mix"),
     (["--algo", "exit", "--simulations", "0"], "simulations"),
+    (["--algo", "exit", "--simulations", "1"], "first evaluates the root"),
     (["--algo", "exit", "--init", "zoo", "--config", "num_players=3"], "players"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
@@ -149,3 +150,29 @@ def test_init_starts_from_the_zoo_net_and_refuses_one_with_the_heuristic_prior()
     assert cfg.net_arch == (256, 256) and cfg.inputs == "symlog"
     with pytest.raises(ValueError, match="heuristic"):
         ex.initial_policy(ex.ExitConfig(env_id="roda_de_samba_v1", init="zoo"))
+
+
+@pytest.mark.parametrize("search", [{"mix": 2}, {"exploration": -1}, {"exploration": "1"}, {"depth": 3}, [1]])
+def test_a_card_whose_search_settings_cannot_be_is_refused(tmp_path, search):
+    from baralho.agents.policy import PolicyError, build_policy, load_policy, save_policy
+
+    path = save_policy(build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8])), tmp_path / "p", "rodizio_v1", {},
+                       search=search)
+    with pytest.raises(PolicyError, match="search"):
+        load_policy(path, "rodizio_v1")
+
+
+def test_the_net_guided_search_plays_with_the_exploration_and_mix_its_net_was_trained_with(tmp_path):
+    from baralho.agents.policy import build_policy, save_policy
+
+    path = save_policy(build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8])), tmp_path / "p", "rodizio_v1", {},
+                       search={"exploration": 2.5, "mix": 0.25})
+    import baralho
+
+    env = baralho.make("rodizio_v1")
+    env.reset(seed=0)
+    agent = make_agent(f"ismcts:10:p:{path}", "rodizio_v1")
+    bind_if_needed(agent, env)
+    assert (agent.c, agent.mix, agent._searcher.mix) == (2.5, 0.25, 0.25)
+    plain = make_agent("ismcts:10", "rodizio_v1")
+    assert plain.c == 0.7 and make_agent("ismcts:10:p", "rodizio_v1").c is None     # PUCT's, set at bind
