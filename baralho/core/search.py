@@ -37,6 +37,9 @@ from baralho.core.jit import linked
 
 #: what a Python numpy Generator's state becomes for the compiled search (``generator_words``)
 _M64 = (1 << 64) - 1
+#: log(n) for the availability counts UCB reads, by Python's math.log (the C library's, as numba's
+#: math.log calls it: the same bits as the Python search's); past the table the kernel calls log
+LOGS = np.array([-math.inf] + [math.log(n) for n in range(1, 1 << 15)])
 
 
 def generator_words(rng: np.random.Generator) -> np.ndarray:
@@ -110,7 +113,7 @@ def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None
 
     def run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child, visits,
             value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory, hrows, hobs, hmasks,
-            hout, obs_at, htables, first, last, slot) -> None:
+            hout, obs_at, htables, logs, first, last, slot) -> None:
         """Roots ``first..last-1``, one after another in tree slot ``slot``: each root's budget of
         simulations from a fresh tree (or, with ``resume``, from the slot's tree as the last call
         left it: a search run in chunks), then its root's visits and values into the outputs."""
@@ -168,7 +171,9 @@ def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None
                             if v == 0:
                                 best = a
                                 break
-                            score = tree_value[node, a] / v + c * math.sqrt(math.log(tree_avail[node, a]) / v)
+                            n = tree_avail[node, a]              # log(n) from the table: most of a walk's time
+                            score = tree_value[node, a] / v + c * math.sqrt((logs[n] if n < logs.size
+                                                                             else math.log(n)) / v)
                             if best < 0 or score > best_score:
                                 best, best_score = a, score
                     path[depth, 0], path[depth, 1], path[depth, 2] = node, best, actor
@@ -194,22 +199,23 @@ def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None
     if parallel:
         def search_batch_threads(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch,
                                  scratch_bytes, child, visits, value, avail, nodes, masks, fresh, paths, rets,
-                                 out_visits, out_value, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
+                                 out_visits, out_value, hmemory, hrows, hobs, hmasks, hout, obs_at, htables, logs):
             count, slots = len(seats), len(nodes)
             per = (count + slots - 1) // slots
             for slot in nb.prange(slots):
                 run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child,
                     visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory, hrows,
-                    hobs, hmasks, hout, obs_at, htables, min(slot * per, count), min((slot + 1) * per, count), slot)
+                    hobs, hmasks, hout, obs_at, htables, logs, min(slot * per, count), min((slot + 1) * per, count),
+                    slot)
         search_batch_threads.__name__ += suffix        # the kernel's name in numba's cache
         return search_batch_threads
 
     def search_batch(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes,
                      child, visits, value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory,
-                     hrows, hobs, hmasks, hout, obs_at, htables):
+                     hrows, hobs, hmasks, hout, obs_at, htables, logs):
         run(root_bytes, tables, seats, sims, c, max_rollout, gens, resume, scratch, scratch_bytes, child, visits,
             value, avail, nodes, masks, fresh, paths, rets, out_visits, out_value, hmemory, hrows, hobs, hmasks,
-            hout, obs_at, htables, 0, len(seats), 0)
+            hout, obs_at, htables, logs, 0, len(seats), 0)
     search_batch.__name__ += suffix
     return search_batch
 
@@ -363,7 +369,7 @@ class Searcher:
         return (root_bytes, self._tables, seats, sims, exploration, self.max_rollout, gens, resume, self._scratch,
                 self._scratch_bytes, self._child, self._visits, self._value, self._avail, self.nodes, self._masks,
                 self._fresh, self._paths, self._rets, out_visits, out_value, self._hmemory, self._hrows,
-                self._hobs, self._masks, self._hout, self._obs_at, self._htables)
+                self._hobs, self._masks, self._hout, self._obs_at, self._htables, LOGS)
 
     def _run(self, roots, seats, sims, exploration: float, gens, resume: bool) -> tuple[np.ndarray, np.ndarray]:
         B = len(roots)
