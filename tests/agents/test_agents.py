@@ -240,7 +240,7 @@ def test_the_zoo_model_loads_by_name_and_plays_legal_moves(env_id):
 
 def test_a_game_without_a_zoo_model_is_refused_clearly(empty_zoo):
     # the v0 policies are retired, and the message says so
-    with pytest.raises(ValueError, match=r"no zoo model for 'scala40_v1' \(zoo: \[\]\).*v0 policies.*retired"):
+    with pytest.raises(ValueError, match=r"no zoo model for 'scala40_v1' at 2 players \(zoo: \[\]\).*v0 .*retired"):
         make_agent("ppo", "scala40_v1")
 
 
