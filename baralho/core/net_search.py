@@ -32,7 +32,7 @@ import numpy as np
 
 from baralho.core import batch
 from baralho.core.jit import jit, linked
-from baralho.core.search import Searcher, _random_rollout
+from baralho.core.search import Searcher, _random_rollout, backup, clear_node
 
 
 def net_arrays(policy, obs_dtype) -> tuple:
@@ -138,11 +138,7 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
             if not resume:
                 nodes[slot] = 0
             if nodes[slot] == 0:                              # the root, not yet evaluated
-                for b in range(A):
-                    t_child[0, b] = -1
-                    t_visits[0, b] = 0
-                    t_value[0, b] = 0.0
-                    t_avail[0, b] = 0
+                clear_node(t_child, t_visits, t_value, t_avail, 0)
                 t_eval[0] = 0
                 nodes[slot] = 1
             for _ in range(sims[r]):
@@ -204,18 +200,11 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                     if nxt < 0:                               # a new child, evaluated at the next step
                         nxt = nodes[slot]
                         nodes[slot] = nxt + 1
-                        for b in range(A):
-                            t_child[nxt, b] = -1
-                            t_visits[nxt, b] = 0
-                            t_value[nxt, b] = 0.0
-                            t_avail[nxt, b] = 0
+                        clear_node(t_child, t_visits, t_value, t_avail, nxt)
                         t_eval[nxt] = 0
                         t_child[node, best] = nxt
                     node = nxt
-                for k in range(depth):                        # backup
-                    nd, a, actor = path[k, 0], path[k, 1], path[k, 2]
-                    t_visits[nd, a] += 1
-                    t_value[nd, a] += ret[actor]
+                backup(path, depth, t_visits, t_value, ret)
             for a in range(A):
                 out_visits[r, a] = t_visits[0, a]
                 out_value[r, a] = t_value[0, a]
@@ -268,7 +257,7 @@ class NetSearcher(Searcher):
         self.mix, self.max_rollout = float(mix), max_rollout
         if not hasattr(game.fast, "resample_hidden"):
             raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet")
-        self.game, self.threads, self.rollout = game, threads, "net"
+        self.rollout = "net"
         self.net = net if net is not None else net_arrays(policy, game.obs_layout.dtype)
         size = game.obs_layout.size
         pi_widths, vf_widths = self.net[4], self.net[7]
@@ -276,25 +265,14 @@ class NetSearcher(Searcher):
             raise ValueError(f"{game.env_id}: the policy reads {pi_widths[0]} inputs, the observation has {size}")
         if pi_widths[-1] != game.num_actions or vf_widths[-1] != 1:
             raise ValueError(f"{game.env_id}: the policy has {pi_widths[-1]} actions, the game {game.num_actions}")
-        self._kernel = net_search_kernels(game.fast, threads > 1)
-        self._tables, self._obs_at = game._tables, game._offsets
-        self.A, self.P = game.num_actions, game.num_players
-        blank = game._blank
-        self._scratch = np.repeat(blank, threads)
-        self._scratch_bytes = self._scratch.view(np.uint8).reshape(threads, blank.itemsize)
-        self._masks = np.zeros((threads, self.A), np.int8)
-        self._rets = np.zeros((threads, self.P), np.float64)
+        self._slots(game, threads, net_search_kernels(game.fast, threads > 1))
         self._estimates = np.zeros((threads, self.P), np.float64)
-        self._fresh = np.zeros((threads, self.A), np.int64)
         self._obs = np.zeros((threads, size), game.obs_layout.dtype)
         self._x = np.zeros((threads, size), np.float32)
         wide = int(max(pi_widths[1:].max(), vf_widths[1:].max()))
         self._h = np.zeros((threads, 2, wide), np.float32)
         self._out = np.zeros((threads, wide), np.float32)
-        self.nodes = np.zeros(threads, np.int64)
-        self._seat, self._sims = np.zeros(1, np.int64), np.zeros(1, np.int64)
-        self._entry = None
-        self._key = (self._kernel, blank.dtype, self._tables.dtype, bool(self.net[-1]))
+        self._key = (self._kernel, game._blank.dtype, self._tables.dtype, bool(self.net[-1]))
         self._grow(nodes)
 
     def _grow(self, capacity: int) -> None:

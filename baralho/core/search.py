@@ -33,7 +33,7 @@ import numpy as np
 
 from baralho.core import batch
 from baralho.core import fast_chance as R
-from baralho.core.jit import linked
+from baralho.core.jit import jit, linked
 
 #: what a Python numpy Generator's state becomes for the compiled search (``generator_words``)
 _M64 = (1 << 64) - 1
@@ -58,6 +58,25 @@ def set_generator(rng: np.random.Generator, g: np.ndarray) -> None:
     st["state"] = {"state": (int(g[0]) << 64) | int(g[1]), "inc": (int(g[2]) << 64) | int(g[3])}
     st["has_uint32"], st["uinteger"] = int(g[4]), int(g[5])
     rng.bit_generator.state = st
+
+
+@jit
+def clear_node(child, visits, value, avail, node: int) -> None:
+    """A tree node's row, empty: no child, no visit, no value, never available."""
+    for b in range(child.shape[1]):
+        child[node, b] = -1
+        visits[node, b] = 0
+        value[node, b] = 0.0
+        avail[node, b] = 0
+
+
+@jit
+def backup(path, depth: int, visits, value, ret) -> None:
+    """Each (node, action, actor) of the walk's ``path[:depth]`` gets a visit and its actor's return."""
+    for k in range(depth):
+        nd, a, actor = path[k, 0], path[k, 1], path[k, 2]
+        visits[nd, a] += 1
+        value[nd, a] += ret[actor]
 
 
 def _random_rollout(fast: ModuleType):
@@ -128,11 +147,7 @@ def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None
             if not resume:
                 nodes[slot] = 0
             if nodes[slot] == 0:                              # the root
-                for b in range(A):
-                    tree_child[0, b] = -1
-                    tree_visits[0, b] = 0
-                    tree_value[0, b] = 0.0
-                    tree_avail[0, b] = 0
+                clear_node(tree_child, tree_visits, tree_value, tree_avail, 0)
                 nodes[slot] = 1
             for _ in range(sims[r]):
                 scratch_bytes[slot, :] = root_bytes[r, :]     # the root's record, copied
@@ -154,11 +169,7 @@ def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None
                         a = fresh_row[R.integers(g, nfresh)]
                         new = nodes[slot]
                         nodes[slot] = new + 1
-                        for b in range(A):
-                            tree_child[new, b] = -1
-                            tree_visits[new, b] = 0
-                            tree_value[new, b] = 0.0
-                            tree_avail[new, b] = 0
+                        clear_node(tree_child, tree_visits, tree_value, tree_avail, new)
                         tree_child[node, a] = new
                         path[depth, 0], path[depth, 1], path[depth, 2] = node, a, actor
                         depth += 1
@@ -185,10 +196,7 @@ def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None
                 for p in range(ret.size):
                     ret[p] = 0.0
                 returns(s, d, ret)
-                for k in range(depth):                        # backup (_backup)
-                    nd, a, actor = path[k, 0], path[k, 1], path[k, 2]
-                    tree_visits[nd, a] += 1
-                    tree_value[nd, a] += ret[actor]
+                backup(path, depth, tree_visits, tree_value, ret)      # (_backup)
             for a in range(A):
                 out_visits[r, a] = tree_visits[0, a]
                 out_value[r, a] = tree_value[0, a]
@@ -266,9 +274,19 @@ class Searcher:
             self._hmemory, self._htables = np.zeros(threads, np.int64), ()
             self._hobs = np.zeros((threads, 1), np.int8)
         self._hrows, self._hout = np.arange(threads, dtype=np.int64), np.zeros(threads, np.int64)
-        self._obs_at = game._offsets
-        self._kernel = search_kernels(game.fast, threads > 1, heuristic)
-        self._tables = game._tables
+        self._slots(game, threads, search_kernels(game.fast, threads > 1, heuristic))
+        # the argument types are the game's record and table layouts (every other argument is of
+        # a fixed type): a new Searcher of the same layouts (an agent bound to each new game's env)
+        # finds the entry point here instead of typing the arguments again (~0.3 ms, measured)
+        self._key = (self._kernel, game._blank.dtype, self._tables.dtype, self._hmemory.dtype,
+                     tuple((getattr(t, "dtype", type(t)), np.ndim(t)) for t in self._htables))
+        self._grow(nodes)
+
+    def _slots(self, game, threads: int, kernel) -> None:
+        """What every search kernel reads per tree slot (net_search.NetSearcher's too): the game's
+        tables, a scratch record, a mask, a legal-action list and a return row per slot."""
+        self.game, self.threads, self._kernel = game, threads, kernel
+        self._tables, self._obs_at = game._tables, game._offsets
         self.A, self.P = game.num_actions, game.num_players
         blank = game._blank
         self._scratch = np.repeat(blank, threads)
@@ -279,12 +297,6 @@ class Searcher:
         self.nodes = np.zeros(threads, np.int64)
         self._seat, self._sims = np.zeros(1, np.int64), np.zeros(1, np.int64)     # search_one's root
         self._entry = None
-        # the argument types are the game's record and table layouts (every other argument is of
-        # a fixed type): a new Searcher of the same layouts (an agent bound to each new game's env)
-        # finds the entry point here instead of typing the arguments again (~0.3 ms, measured)
-        self._key = (self._kernel, blank.dtype, self._tables.dtype, self._hmemory.dtype,
-                     tuple((getattr(t, "dtype", type(t)), np.ndim(t)) for t in self._htables))
-        self._grow(nodes)
 
     def reset_heuristic(self, seed: int | None) -> None:
         """The rollouts' heuristic as ``heuristic_for(env_id, game, seed=seed)`` makes it: its tie
