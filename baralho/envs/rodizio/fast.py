@@ -113,7 +113,7 @@ def new_records(game, count: int) -> np.ndarray:
 def deal(s, d) -> None:
     """new_state: 3 random pizzas become plates, the plaquinha lies at a uniform
     place among the 15 centre cards, dealt 5 to a plate (columns 2 + 3)."""
-    pizzas = np.arange(NUM_PIZZAS).astype(np.int8)
+    pizzas = np.arange(NUM_PIZZAS, dtype=np.int8)         # (one allocation: no astype copy)
     for i in range(NUM_PIZZAS - 1, 0, -1):               # Fisher-Yates
         j = below(s, i + 1)
         pizzas[i], pizzas[j] = pizzas[j], pizzas[i]
@@ -135,19 +135,17 @@ def deal_from(s, d, draws) -> None:
 def lay_out(s, pizzas, at: int) -> None:
     """The table new_state lays from its draws: ``pizzas`` shuffled (the first 3 become
     plates, the rest the centre), the plaquinha inserted at ``at`` among the centre cards."""
-    centre = np.empty(C.CENTRE_CARDS, np.int8)
     k = NUM_PLATES
-    for i in range(centre.size):
+    for i in range(C.CENTRE_CARDS):                     # centre card i is card i % 5 of plate i // 5
         if i == at:
-            centre[i] = PLAQUINHA
+            card = PLAQUINHA
         else:
-            centre[i] = pizzas[k]
+            card = pizzas[k]
             k += 1
+        s.stacks[i // 5, i % 5] = card
     for p in range(NUM_PLATES):
         s.plates[p] = pizzas[p]
         s.size[p] = 5
-        for d in range(5):
-            s.stacks[p, d] = centre[5 * p + d]
     for w in range(s.num_eaters):
         s.eaten_count[w] = 0
         s.totals[w] = 0
@@ -221,18 +219,34 @@ def _eat_below(s, eater: int, q: int) -> None:
 
 @jit
 def _deal(s, plate: int) -> tuple[int, bool, int]:
-    """Deal ``plate``'s stack; returns (plate of the last card, plaquinha in it, last card)."""
+    """Deal ``plate``'s stack; returns (plate of the last card, plaquinha in it, last card).
+
+    The reference deals from a copy of the stack; here the cards are dealt from their places
+    in ``plate``'s row (a copy would be a heap allocation per serve): every card dealt onto
+    another plate is appended there at once; the cards that come back onto ``plate`` itself
+    (every third one dealt: rows n-3, n-6, ...) are gathered at the bottom of its row in row
+    order (never onto a card still to move), then reversed into the order they were dealt."""
     n = s.size[plate]
-    hand = s.stacks[plate, :n].copy()
-    s.size[plate] = 0
+    last = s.stacks[plate, 0]                            # the bottom card, dealt last
     q = plate
     had_plaquinha = False
+    back = 0
     for k in range(n - 1, -1, -1):                       # top card first
         q = (q + 1) % NUM_PLATES
-        s.stacks[q, s.size[q]] = hand[k]
-        s.size[q] += 1
-        had_plaquinha |= hand[k] == PLAQUINHA
-    return q, had_plaquinha, hand[0]
+        card = s.stacks[plate, k]
+        had_plaquinha |= card == PLAQUINHA
+        if q == plate:
+            back += 1
+        else:
+            s.stacks[q, s.size[q]] = card
+            s.size[q] += 1
+    first = (n - 3) % NUM_PLATES                         # the lowest row dealt back (when back > 0)
+    for j in range(back):
+        s.stacks[plate, j] = s.stacks[plate, first + NUM_PLATES * j]
+    for j in range(back // 2):
+        s.stacks[plate, j], s.stacks[plate, back - 1 - j] = s.stacks[plate, back - 1 - j], s.stacks[plate, j]
+    s.size[plate] = back
+    return q, had_plaquinha, last
 
 
 @jit
