@@ -182,8 +182,10 @@ def train_rllib(args: argparse.Namespace) -> int:
 
 
 def model_spec(model: str) -> str:
-    """evaluate's MODEL: a zip path, or an agent spec as tournament takes (ppo, ppo:PATH)."""
-    return model if model == "ppo" or model.startswith("ppo:") else f"ppo:{model}"
+    """evaluate's MODEL: a policy card's path, or an agent spec as tournament takes (ppo, ppo:PATH,
+    heuristic, random, ismcts:...)."""
+    kind = model.partition(":")[0]
+    return model if kind in ("ppo", "ismcts") or model in ("heuristic", "random") else f"ppo:{model}"
 
 
 def evaluate(args: argparse.Namespace) -> int:
@@ -192,6 +194,11 @@ def evaluate(args: argparse.Namespace) -> int:
     config = with_players(parse_config(args.config), args.players)
     players = config.pop("num_players", 2)
     specs = [model_spec(args.model), args.opponent]
+    if args.one_seat:
+        report = t.one_seat(args.env_id, specs[0], specs[1], args.games, players, config, args.seed,
+                            args.workers, progress=not args.quiet)
+        print(t.one_seat_markdown(report))
+        return 0
     results = t.run(args.env_id, specs, args.games, players, config, args.seed,
                     args.workers, progress=not args.quiet)
     print(t.markdown(args.env_id, players, t.summarize(results, specs), specs))
@@ -381,11 +388,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=train_rllib)
     p = command("evaluate", "a trained model against an opponent: win rates with 95%% CIs")
     p.add_argument("model", help="a policy card (.json, written by baralho train), or an agent spec: "
-                                 "ppo (the zoo model) or ppo:PATH")
+                                 "ppo (the zoo model), ppo:PATH, heuristic, random, ismcts:...")
     p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")
     p.add_argument("--opponent", default="heuristic", help="agent spec: " + AGENT_SPECS)
-    p.add_argument("--games", type=positive(int), default=200, help="games to play")
+    p.add_argument("--games", type=positive(int), default=200, help="games to play (with --one-seat: deals)")
     p.add_argument("--players", type=int, default=None, help="player count (default: --config num_players, else 2)")
+    p.add_argument("--one-seat", action="store_true",
+                   help="the model in one seat and the opponent in every other, each seat in turn on every deal, "
+                        "beside the opponent itself in that seat on the same deals (the comparison at 3+ players)")
     config_option(p)
     p.add_argument("--seed", type=int, default=0, help="seed")
     p.add_argument("--workers", type=int, default=None, help="processes (default: 2 cores)")

@@ -287,6 +287,50 @@ def run(env_id: str, specs: list[str], games: int, num_players: int, config: dic
     return sorted(results, key=lambda r: (r.deal, r.seats))
 
 
+def one_seat(env_id: str, model: str, opponent: str, deals: int, num_players: int, config: dict | None = None,
+             seed: int = 0, workers: int | None = None, progress: bool = True) -> dict:
+    """``model`` in one seat and ``opponent`` in every other, each seat in turn on every deal, beside
+    the opponent itself in that seat on the same deal (one game of opponents only per deal; an agent
+    is seeded by its deal and seat, so it draws the same in both games): the comparison at 3+
+    players, where a heuristic in one seat does not win 1/2. Wins with Wilson 95% CIs, and how
+    often the model did better, the same, or worse than the opponent in its seat."""
+    if type(deals) is not int or deals < 1:
+        raise ValueError(f"deals={deals!r}: at least 1 deal")
+    config = dict(config or {}, num_players=num_players)
+    baralho.make(env_id, **config)
+    specs = (model, opponent)
+    for spec in specs:
+        make_agent(spec, env_id, config=config)
+    alone = [tuple(0 if s == k else 1 for s in range(num_players)) for k in range(num_players)]
+    field = tuple([1] * num_players)
+    jobs = [(env_id, config, specs, Match(d, seats), seed, None) for d in range(deals) for seats in alone + [field]]
+    results = _map(_play, jobs, workers, progress, f"{env_id} · {num_players} players · {model} in one seat")
+    field_returns = {r.deal: r.returns for r in results if r.seats == field}
+    wins = base = better = worse = 0
+    for r in results:
+        if r.seats != field:
+            k = r.seats.index(0)
+            won, was = is_win(r.returns, k), is_win(field_returns[r.deal], k)
+            wins, base = wins + won, base + was
+            better, worse = better + (won and not was), worse + (was and not won)
+    games = deals * num_players
+    return dict(env_id=env_id, num_players=num_players, model=model, opponent=opponent, games=games,
+                win_rate=wins / games, ci95=list(wilson_interval(wins, games)),
+                opponent_win_rate=base / games, opponent_ci95=list(wilson_interval(base, games)),
+                won_where_opponent_lost=better, lost_where_opponent_won=worse)
+
+
+def one_seat_markdown(r: dict) -> str:
+    return "\n".join([
+        f"### {r['env_id']} · {r['num_players']} players · {r['model']} in one seat, {r['opponent']} in the others",
+        "", "| in the seat | games | win rate | 95% CI |", "|---|---:|---:|---|",
+        f"| {r['model']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] |",
+        f"| {r['opponent']} (same deals, same seat) | {r['games']} | {r['opponent_win_rate']:.3f} | "
+        f"[{r['opponent_ci95'][0]:.3f}, {r['opponent_ci95'][1]:.3f}] |", "",
+        f"Paired by deal and seat: {r['model']} won {r['won_where_opponent_lost']} games the opponent lost "
+        f"there, and lost {r['lost_where_opponent_won']} it won."])
+
+
 def _map(fn, jobs: list, workers: int | None, progress: bool, label: str) -> list:
     """fn over jobs, in order: in this process (1 worker) or a pool whose workers die with it."""
     if not jobs:

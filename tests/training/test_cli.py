@@ -134,3 +134,19 @@ def test_ctrl_c_during_the_warm_start_exits_cleanly_and_says_nothing_was_trained
     assert code == 130
     assert "interrupted" in err and "nothing was trained yet" in err and str(tmp_path) in err, err
     assert not (tmp_path / "final.json").exists()
+
+
+def test_evaluate_one_seat_compares_with_the_opponent_in_the_same_seat_on_the_same_deals(capsys):
+    from baralho.training.tournament import one_seat
+
+    # the heuristic against itself: every game is the opponents' game, so the rates are equal, unpaired nowhere
+    same = one_seat("rodizio_v1", "heuristic", "heuristic", 6, 3, workers=1, progress=False)
+    assert same["games"] == 18 and same["win_rate"] == same["opponent_win_rate"]
+    assert same["won_where_opponent_lost"] == same["lost_where_opponent_won"] == 0
+    # random play in one seat: the same deals, so the opponent's rate is the heuristic's in that seat
+    rand = one_seat("rodizio_v1", "random", "heuristic", 6, 3, workers=1, progress=False)
+    assert rand["opponent_win_rate"] == same["opponent_win_rate"]
+    assert rand["win_rate"] != same["win_rate"] or rand["won_where_opponent_lost"] > 0
+    assert main(["evaluate", "heuristic", "rodizio_v1", "--one-seat", "--players", "3", "--games", "2",
+                 "--quiet", "--workers", "1"]) == 0
+    assert "heuristic (same deals, same seat)" in capsys.readouterr().out
