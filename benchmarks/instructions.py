@@ -1,7 +1,7 @@
 """Instructions per env-step of the vector step, counted by valgrind: stable where timings are not.
 
     python -m benchmarks.instructions [--envs rodizio_v1 ...] [--batch 1024] [--steps 100]
-                                      [--warm 200] [--before REV] [--no-observe]
+                                      [--warm 200] [--before REV ...] [--no-observe]
 
 Timings on a shared, noisy host move by 30-50% from run to run; the number of instructions a
 step executes does not move at all (the same seed plays the same games). Each game runs in its
@@ -19,8 +19,8 @@ own process under ``valgrind --tool=callgrind`` (about a minute each; needs valg
    and the observation written again, nothing applied).
 
 Reported: instructions per env-step (a call's count over ``batch``), the Python call included.
-``--before REV`` runs the same in ``git archive REV baralho`` (its own numba cache), with this
-module's worker, for the same games if the engines deal alike (same seed, same draws).
+``--before REV ...`` runs the same in ``git archive REV baralho`` for each REV (its own numba
+cache), with this module's worker, for the same games if the engines deal alike (same seed, same draws).
 
 The compiled code is built for a fixed CPU (``NUMBA_CPU_NAME=haswell``: valgrind cannot run
 AVX-512, and numba would otherwise compile again under valgrind for the CPU valgrind reports),
@@ -142,23 +142,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--steps", type=int, default=100, help="counted steps (and observe calls)")
     ap.add_argument("--warm", type=int, default=200, help="steps played before the counted ones")
-    ap.add_argument("--before", default=None, help="a commit to count beside this tree")
+    ap.add_argument("--before", nargs="*", default=[], help="commits to count beside this tree")
     ap.add_argument("--no-observe", dest="observe", action="store_false", help="count the step only")
     args = ap.parse_args(argv)
-    rows = ["| env | step instr/env | observe instr/env |" + (" before step | before observe | step now/before |"
-                                                              if args.before else ""),
-            "|---|---:|---:|" + ("---:|---:|---:|" if args.before else "")]
+    head = "| env | step instr/env | observe instr/env |"
+    for rev in args.before:
+        head += f" {rev} step | {rev} observe | step now/{rev} |"
+    rows = [head, "|---|---:|---:|" + "---:|---:|---:|" * len(args.before)]
     with tempfile.TemporaryDirectory() as tmp:
-        before = None
-        if args.before:
-            rev = subprocess.run(["git", "rev-parse", args.before], cwd=ROOT, capture_output=True, text=True,
+        trees = []
+        for k, rev in enumerate(args.before):
+            sha = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True,
                                  check=True).stdout.strip()
-            before = (checkout(rev, Path(tmp)), CACHE / f"before-{rev[:12]}")
+            folder = Path(tmp) / str(k)
+            folder.mkdir()
+            trees.append((checkout(sha, folder), CACHE / f"before-{sha[:12]}"))
         for env_id in args.envs:
             now = count(ROOT, CACHE / "now", env_id, args.batch, args.steps, args.warm, args.observe)
             row = f"| {env_id} | {now['step']:,.0f} | {now.get('observe', float('nan')):,.0f} |"
-            if before:
-                old = count(*before, env_id, args.batch, args.steps, args.warm, args.observe)
+            for tree in trees:
+                old = count(*tree, env_id, args.batch, args.steps, args.warm, args.observe)
                 row += (f" {old['step']:,.0f} | {old.get('observe', float('nan')):,.0f} | "
                         f"{now['step'] / old['step']:.2f} |")
                 if old["config"] != now["config"]:
