@@ -27,7 +27,8 @@ MAX_VALUE = np.array(SOLVER_MAX_VALUE, np.int64)
 def _solver_table():
     """The distinct card multisets of every meld template, each with its best value: the
     kinds (-1 padded), size, value, kind bits (uint64, bit 52 the joker), the upper bound
-    of its value (solver.MAX_VALUE summed) and the kind it holds twice (the A…K…A run) or -1."""
+    of its value (solver.MAX_VALUE summed) and the kind it holds twice (the A…K…A run) or -1;
+    and ``first``: rows ``first[k]:first[k + 1]`` are those whose lowest kind is k."""
     _, counts, values, _ = templates()
     best: dict[bytes, int] = {}
     rows: dict[bytes, np.ndarray] = {}
@@ -35,7 +36,10 @@ def _solver_table():
         key = c.tobytes()
         if key not in best or v > best[key]:
             best[key], rows[key] = int(v), c
-    keys = sorted(best)
+    # grouped by their lowest kind (then as sorted before): a hand's melds are looked for only
+    # among the rows whose lowest kind it holds (``S_FIRST``); the solver's answers do not
+    # depend on the rows' order (its dfs tries every set of disjoint melds)
+    keys = sorted(best, key=lambda key: (int(np.flatnonzero(rows[key])[0]), key))
     cards = np.full((len(keys), MAX_RUN), -1, np.int8)
     size = np.zeros(len(keys), np.int64)
     value = np.zeros(len(keys), np.int64)
@@ -51,10 +55,12 @@ def _solver_table():
         cut[i] = sum(SOLVER_MAX_VALUE[k] for k in ks)
         if c.max() > 1:
             twice[i] = int(c.argmax())
-    return cards, size, value, bits, cut, twice
+    lowest = [int(np.flatnonzero(rows[key])[0]) for key in keys]
+    first = np.searchsorted(lowest, np.arange(NUM_KINDS + 1)).astype(np.int64)
+    return cards, size, value, bits, cut, twice, first
 
 
-S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE = _solver_table()
+S_CARDS, S_SIZE, S_VALUE, S_BITS, S_CUT, S_TWICE, S_FIRST = _solver_table()
 NUM_SOLVER = len(S_SIZE)
 
 
@@ -73,7 +79,24 @@ def _hand_melds(h, opts) -> int:
     """The rows of the solver table the hand ``h`` holds (solver._all_melds), into ``opts``."""
     present = _present(h)
     n = 0
-    for i in range(NUM_SOLVER):
+    for k in range(NUM_KINDS):
+        if h[k] <= 0:
+            continue                              # no meld whose lowest kind is k
+        for i in range(S_FIRST[k], S_FIRST[k + 1]):
+            if S_BITS[i] & ~present == np.uint64(0) and (S_TWICE[i] < 0 or h[S_TWICE[i]] >= 2):
+                opts[n] = i
+                n += 1
+    return n
+
+
+@jit
+def _melds_among(h, cands, ncands: int, opts) -> int:
+    """_hand_melds of a hand with fewer cards than one whose melds are ``cands[:ncands]``:
+    its melds are among those (the same rows in the same order, without the table's scan)."""
+    present = _present(h)
+    n = 0
+    for j in range(ncands):
+        i = cands[j]
         if S_BITS[i] & ~present == np.uint64(0) and (S_TWICE[i] < 0 or h[S_TWICE[i]] >= 2):
             opts[n] = i
             n += 1
@@ -177,6 +200,14 @@ def reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can
     """solver._reachable: can an unopened player still open (or close in hand) this turn?
     ``hand``: the free cards; ``group``: the meld being built, which must become one meld
     with cards of the hand; ``need``: a kind one of the new melds must contain, or -1."""
+    return _reachable(hand, group, ng, staged_value, need, keep, can_close, S_FIRST, -1)
+
+
+@jit
+def _reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can_close: bool,
+               cands, ncands: int) -> bool:
+    """reachable; when ``ncands >= 0``, ``cands[:ncands]`` are the melds of a hand that holds
+    ``hand`` and ``group`` (opening_selects's), and the hand's own are looked for among them."""
     h = np.zeros(NUM_KINDS, np.int8)
     n = 0
     for k in range(NUM_KINDS):
@@ -186,7 +217,7 @@ def reachable(hand, group, ng: int, staged_value: int, need: int, keep: int, can
         h[group[i]] += 1
     work = np.empty(2 * NUM_SOLVER + 7 * DEPTH, np.int64)     # one allocation: the options, the dfs stack
     opts = work[:NUM_SOLVER]
-    nopts = _hand_melds(h, opts)
+    nopts = _hand_melds(h, opts) if ncands < 0 else _melds_among(h, cands, ncands, opts)
     need_opts = work[NUM_SOLVER:NUM_SOLVER + nopts]
     stack = work[2 * NUM_SOLVER:].reshape(7, DEPTH)
     nneed = 0
@@ -257,7 +288,8 @@ def opening_selects(hand, group, ng: int, staged_value: int, need: int, keep: in
             continue
         _take(full, o)
         used = need < 0 or _holds(o, need)
-        if reachable(full, empty, 0, staged_value + S_VALUE[o], -1 if used else need, keep, can_close):
+        if _reachable(full, empty, 0, staged_value + S_VALUE[o], -1 if used else need, keep, can_close,
+                      opts, nopts):
             for k in range(NUM_KINDS):
                 if left[k] > 0:
                     out[k] = True
