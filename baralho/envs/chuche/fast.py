@@ -255,27 +255,36 @@ def _card_row(s, out, base: int, c: int) -> None:
 @jit
 def observe(s, d, at, player: int, out) -> None:
     """observation.encode: ``player``'s view into ``out``; ``at`` holds the fields' offsets."""
+    # the offsets used in loops read once into locals: ``out`` might alias ``at`` for all numba
+    # knows, so an offset read inside a loop is read again after every write
+    a_hand, a_table, a_blocked = at[AT_HAND], at[AT_TABLE], at[AT_BLOCKED]
+    a_hand_size, a_backs, a_order, a_held, a_used = (at[AT_HAND_SIZE], at[AT_BACKS], at[AT_ORDER], at[AT_HELD],
+                                                     at[AT_USED])
+    a_won, a_captured, a_gone, a_points, a_scores = (at[AT_WON], at[AT_CAPTURED], at[AT_GONE], at[AT_POINTS],
+                                                     at[AT_SCORES])
     out[:] = 0
     n = s.num_players
     for i in range(s.hand_size[player]):
-        _card_row(s, out, at[AT_HAND] + i * CARD_ROW, s.hands[player, i])
+        _card_row(s, out, a_hand + i * CARD_ROW, s.hands[player, i])
     if s.cap_card >= 0:
         _card_row(s, out, at[AT_CAP_CARD], s.cap_card)
+        a = at[AT_CAP_SEL]
         for i in range(s.cap_sel_size):
-            out[at[AT_CAP_SEL] + KIND[s.cap_sel[i]]] += 1
+            out[a + KIND[s.cap_sel[i]]] += 1
         out[at[AT_CAP_SUM]] = s.cap_sum
     if s.must_use >= 0:
         out[at[AT_MUST] + s.must_use] = 1
     for i in range(s.table_size):                               # rows by seat: the observer first
         c = s.table[i]
         if s.owner[c] < 0:
-            out[at[AT_TABLE] + KIND[c]] += 1
+            out[a_table + KIND[c]] += 1
         else:
-            out[at[AT_BLOCKED] + ((s.owner[c] - player + n) % n) * NUM_KINDS + KIND[c]] += 1
+            out[a_blocked + ((s.owner[c] - player + n) % n) * NUM_KINDS + KIND[c]] += 1
     out[at[AT_TARGET] + target(s) - 6] = 1
     out[at[AT_STOCK]] = s.stock_size
+    a = at[AT_COLOURS]
     for k in range(s.num_colours):
-        out[at[AT_COLOURS] + s.colours[k]] = 1
+        out[a + s.colours[k]] = 1
     out[at[AT_PHASE] + s.phase] = 1
     out[at[AT_PLAYED]] = s.chuche_played
     out[at[AT_ENDS]] = s.phase == BLOQ_WINDOW and s.cont == CONT_END
@@ -285,23 +294,23 @@ def observe(s, d, at, player: int, out) -> None:
     first = first_player(s)
     for j in range(n):
         q = (player + j) % n
-        out[at[AT_HAND_SIZE] + j] = s.hand_size[q]
+        out[a_hand_size + j] = s.hand_size[q]
         for i in range(s.hand_size[q]):
-            out[at[AT_BACKS] + j * 5 + s.back[s.hands[q, i]] - 6] += 1
-        out[at[AT_ORDER] + j] = (q - first + n) % n
+            out[a_backs + j * 5 + s.back[s.hands[q, i]] - 6] += 1
+        out[a_order + j] = (q - first + n) % n
         for t in range(5):
-            out[at[AT_HELD] + j * 5 + t] = s.held[q, t]
-            out[at[AT_USED] + j * 5 + t] = s.used[q, t]
+            out[a_held + j * 5 + t] = s.held[q, t]
+            out[a_used + j * 5 + t] = s.used[q, t]
         w = won(s, q)
-        out[at[AT_WON] + j] = w
+        out[a_won + j] = w
         points = 0
         for i in range(s.pile_size[q]):
             c = s.piles[q, i]
-            out[at[AT_CAPTURED] + j * 4 + SCORE_KIND[c]] += 1
-            out[at[AT_GONE] + KIND[c]] += 1
+            out[a_captured + j * 4 + SCORE_KIND[c]] += 1
+            out[a_gone + KIND[c]] += 1
             points += POINTS[c]
-        out[at[AT_POINTS] + j] = points + chuche_points(w)
-        out[at[AT_SCORES] + j] = s.scores[q]
+        out[a_points + j] = points + chuche_points(w)
+        out[a_scores + j] = s.scores[q]
     out[at[AT_ROUNDS]] = s.rounds_played
     out[at[AT_LEFT]] = s.max_rounds - s.rounds_played
 

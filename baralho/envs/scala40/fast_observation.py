@@ -64,11 +64,15 @@ def _meld_row(out, at: int, m, staged: bool) -> None:
 def observe(s, d, at, player: int, out) -> None:
     """``player``'s observation into ``out``; ``at`` holds the fields' offsets (obs_offsets)."""
     n = s.num_players
+    # the offsets used in loops read once into locals: ``out`` might alias ``at`` for all numba
+    # knows, so an offset read inside a loop is read again after every write
+    a_building, a_melds, a_players, a_known, a_discarded, a_taken = (
+        at[AT_BUILDING], at[AT_MELDS], at[AT_PLAYERS], at[AT_KNOWN], at[AT_DISCARDED], at[AT_TAKEN])
     out[:] = 0
     for k in range(NUM_KINDS):
         out[k] = s.hands[player, k]
     for i in range(s.pending_n):
-        out[at[AT_BUILDING] + s.pending[i]] += 1
+        out[a_building + s.pending[i]] += 1
     if s.phase != OVER:
         out[at[AT_TO_ACT] + (s.player - player) % n] = 1
         out[at[AT_PHASE] + s.phase] = 1
@@ -94,7 +98,7 @@ def observe(s, d, at, player: int, out) -> None:
     out[at[AT_PLACE] + 1] = place
     first_staged = s.n_melds - s.staged
     for i in range(s.n_melds):
-        _meld_row(out, at[AT_MELDS] + i * MELD_COLS, s.melds[i], i >= first_staged)
+        _meld_row(out, a_melds + i * MELD_COLS, s.melds[i], i >= first_staged)
     b = at[AT_PILE]
     for c in range(DECK_MAX):
         out[b + P_PILE + c] = NO_CARD
@@ -117,14 +121,14 @@ def observe(s, d, at, player: int, out) -> None:
     out[b + P_SIZES + 1] = m
     for r in range(n):               # seat-relative rows
         i = (player + r) % n
-        row = at[AT_PLAYERS] + 4 * r
+        row = a_players + 4 * r
         out[row] = s.hand_size[i]
         out[row + 1] = s.opened[i]
         out[row + 2] = s.eliminated[i]
         out[row + 3] = min(s.totals[i], TOTAL_CAP)
         for k in range(NUM_KINDS):
-            out[at[AT_KNOWN] + NUM_KINDS * r + k] = s.known[i, k]
-            out[at[AT_DISCARDED] + NUM_KINDS * r + k] = s.discarded[i, k]
-            out[at[AT_TAKEN] + NUM_KINDS * r + k] = s.taken[i, k]
+            out[a_known + NUM_KINDS * r + k] = s.known[i, k]
+            out[a_discarded + NUM_KINDS * r + k] = s.discarded[i, k]
+            out[a_taken + NUM_KINDS * r + k] = s.taken[i, k]
 
 
