@@ -126,10 +126,15 @@ def _used(inst_at, j: int, i: int) -> bool:
 def _match(d, sid: int, counts, coringas) -> bool:
     """cards._match as a loop: give each token its own instrument (or coringas), backtracking."""
     L = d.req_len[sid]
-    cor = coringas.copy()
-    choice = np.full(MAX_TOKENS, -1, np.int64)       # the option tried at each token
-    inst_at = np.full(MAX_TOKENS, -1, np.int64)      # the instrument it took (-1: coringas only)
-    cost_at = np.zeros(MAX_TOKENS, np.int64)         # the coringas it took
+    work = np.empty(3 * MAX_TOKENS + coringas.size, np.int64)     # one allocation for the four rows
+    choice = work[:MAX_TOKENS]                       # the option tried at each token
+    inst_at = work[MAX_TOKENS:2 * MAX_TOKENS]        # the instrument it took (-1: coringas only)
+    cost_at = work[2 * MAX_TOKENS:3 * MAX_TOKENS]    # the coringas it took
+    cor = work[3 * MAX_TOKENS:]
+    for t in range(MAX_TOKENS):
+        choice[t], inst_at[t], cost_at[t] = -1, -1, 0
+    for c in range(coringas.size):
+        cor[c] = coringas[c]
     j = 0
     while j >= 0:
         if j == L:
@@ -416,8 +421,8 @@ def _to_lay(s, d) -> None:
 def _to_call(s, d) -> None:
     """Enter the call phase when some sambista can come (roda_resources, then each candidate)."""
     p = s.player
-    counts = np.zeros(d.I, np.int64)
-    coringas = np.zeros(d.C, np.int64)
+    both = np.zeros(d.I + d.C, np.int64)             # one allocation for the two rows
+    counts, coringas = both[:d.I], both[d.I:]
     for sp in range(SPACES):
         inst = s.space_inst[p, sp]
         if inst >= 0:
