@@ -387,9 +387,10 @@ def observe(s, d, at, player: int, out) -> None:
         n = s.size[p]
         for d in range(n):                               # top first
             base = at[AT_PLATES] + (p * MAX_STACK + d) * 5
+            row = out[base:base + 5]                     # (a view: its index needs no negative-index fix)
             card = s.stacks[p, n - 1 - d]
             for f in range(5):
-                out[base + f] = FEATURES[card, f]
+                row[f] = FEATURES[card, f]
         out[at[AT_SIZE] + p] = n
     for k in range(s.num_eaters):                        # seat-relative, the Comilão last
         eater = (player + k) % s.num_players if k < s.num_players else s.num_players
