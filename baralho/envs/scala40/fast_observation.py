@@ -36,6 +36,14 @@ def obs_offsets(game) -> np.ndarray:
 
 # ---------------------------------------------------------------------- observation
 @jit
+def _copy(dst, src) -> None:
+    """dst[:] = src, as a flat loop over two 1-d views: an index that starts at 0 needs no
+    negative-index fix per element (an offset read from ``at`` does, ~5 instructions a byte)."""
+    for k in range(len(dst)):
+        dst[k] = src[k]
+
+
+@jit
 def _meld_row(out, at: int, m, staged: bool) -> None:
     out[at] = 1
     if m[0] == RUN:
@@ -100,9 +108,8 @@ def observe(s, d, at, player: int, out) -> None:
     for i in range(s.n_melds):
         _meld_row(out, a_melds + i * MELD_COLS, s.melds[i], i >= first_staged)
     b = at[AT_PILE]
-    for c in range(DECK_MAX):
-        out[b + P_PILE + c] = NO_CARD
-        out[b + P_STOCK + c] = NO_CARD
+    out[b + P_PILE:b + P_PILE + DECK_MAX] = NO_CARD           # (slice fills: no per-element index fix)
+    out[b + P_STOCK:b + P_STOCK + DECK_MAX] = NO_CARD
     m = s.discard_n
     if m:
         out[b + s.discard[m - 1]] = 1
@@ -126,9 +133,9 @@ def observe(s, d, at, player: int, out) -> None:
         out[row + 1] = s.opened[i]
         out[row + 2] = s.eliminated[i]
         out[row + 3] = min(s.totals[i], TOTAL_CAP)
-        for k in range(NUM_KINDS):
-            out[a_known + NUM_KINDS * r + k] = s.known[i, k]
-            out[a_discarded + NUM_KINDS * r + k] = s.discarded[i, k]
-            out[a_taken + NUM_KINDS * r + k] = s.taken[i, k]
+        at_r = NUM_KINDS * r
+        _copy(out[a_known + at_r:a_known + at_r + NUM_KINDS], s.known[i])
+        _copy(out[a_discarded + at_r:a_discarded + at_r + NUM_KINDS], s.discarded[i])
+        _copy(out[a_taken + at_r:a_taken + at_r + NUM_KINDS], s.taken[i])
 
 
