@@ -298,9 +298,10 @@ def observe(s, d, at, player: int, out) -> None:
         for i in range(s.hand_size[q]):
             out[a_backs + j * 5 + s.back[s.hands[q, i]] - 6] += 1
         out[a_order + j] = (q - first + n) % n
-        for t in range(5):
-            out[a_held + j * 5 + t] = s.held[q, t]
-            out[a_used + j * 5 + t] = s.used[q, t]
+        held, used = out[a_held + j * 5:a_held + j * 5 + 5], out[a_used + j * 5:a_used + j * 5 + 5]
+        for t in range(5):                               # (views: an index from 0 needs no negative-index fix)
+            held[t] = s.held[q, t]
+            used[t] = s.used[q, t]
         w = won(s, q)
         out[a_won + j] = w
         points = 0
