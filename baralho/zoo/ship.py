@@ -103,8 +103,9 @@ def selfplay_lines(summary: dict, command: str) -> list[str]:
     ]
 
 
-def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str:
-    """The markdown card of a run, from its summary.json."""
+def model_card(summary: dict, curve: str, size: int, alone: bool = False, held_out: str | None = None) -> str:
+    """The markdown card of a run, from its summary.json (and ``held_out``: an evaluation on other deals,
+    as ``baralho evaluate`` printed it, with the command that printed it as its first line)."""
     final, base = summary["final"], summary["baseline"]
     command = (f"`{summary['command']}`" if summary.get("command")
                else "a command not recorded (the run was started from Python, not `baralho train`)")
@@ -128,15 +129,20 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False) -> str
     lines += [f"- **Size**: {size / 2**20:.2f} MB.", "",
               "## Win rates against the heuristic (every deal from every seat, Wilson 95% CI)", "",
               f"- **Policy (deterministic) vs heuristic: {rate(final)}**",
-              f"- heuristic vs heuristic, same deals: {rate(base)}", "",
-              "## Learning curve", "", f"![learning curve]({curve})", "",
+              f"- heuristic vs heuristic, same deals: {rate(base)}", ""]
+    if held_out:
+        command, _, table = held_out.strip().partition("\n")
+        lines += ["## On deals it was not evaluated on during training", "", f"`{command.strip()}`:", "",
+                  table.strip().replace("### ", "#### "), ""]
+    lines += ["## Learning curve", "", f"![learning curve]({curve})", "",
               "| decisions | win rate vs heuristic | 95% CI |", "|---:|---:|---|"]
     lines += [f"| {e['decisions']:,} | {e['win_rate']:.3f} | [{e['ci_low']:.3f}, {e['ci_high']:.3f}] |"
               for e in summary["evals"]]
     return "\n".join(lines) + "\n"
 
 
-def ship(run: str | Path, to: str | Path | None = None, alone: bool = False) -> Path:
+def ship(run: str | Path, to: str | Path | None = None, alone: bool = False,
+         held_out: str | Path | None = None) -> Path:
     """Copy the run's policy into ``to`` (default baralho/zoo/v1) as NAME.json/.npz, with NAME.md (the
     card) and NAME_curve.png, NAME the env id (``zoo_name``: ENV_ID_3p at 3 players); returns the card."""
     from baralho.zoo import V1, export
@@ -158,7 +164,7 @@ def ship(run: str | Path, to: str | Path | None = None, alone: bool = False) -> 
     curve = f"{name}_curve.png"
     plot(summary, to / curve)
     card = to / f"{name}.md"
-    card.write_text(model_card(summary, curve, size, alone))
+    card.write_text(model_card(summary, curve, size, alone, Path(held_out).read_text() if held_out else None))
     return card
 
 
@@ -169,8 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--alone", action="store_true",
                    help="the card states that nothing else ran on the machine during the run (say it only "
                         "when it is true: issue 24's figures count only then)")
+    p.add_argument("--held-out", default=None,
+                   help="a file holding the command of a `baralho evaluate` on other deals, then what it printed: "
+                        "quoted in the card")
     args = p.parse_args(argv)
-    print(ship(args.run, args.to, args.alone))
+    print(ship(args.run, args.to, args.alone, args.held_out))
     return 0
 
 

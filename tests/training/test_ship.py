@@ -38,6 +38,13 @@ def test_a_tiny_run_ships_as_a_zoo_policy_with_its_model_card(tmp_path, monkeypa
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs, env.agent_selection)]
 
+    # an evaluation on other deals, quoted with its command
+    held = tmp_path / "held_out.md"
+    held.write_text("baralho evaluate ppo rodizio_v1 --one-seat --seed 4242\n### rodizio_v1 · 2 players\n\n| a | b |\n")
+    text = S.ship(run, zoo, held_out=held).read_text()
+    assert "## On deals it was not evaluated on during training" in text
+    assert "`baralho evaluate ppo rodizio_v1 --one-seat --seed 4242`:" in text and "#### rodizio_v1 · 2 players" in text
+
 
 def test_a_run_without_a_final_evaluation_or_too_big_is_refused(tmp_path, monkeypatch):
     run = sp.train(sp.config_for("rodizio_v1", num_envs=8, rollout=8, decisions=64, eval_games=2,
