@@ -6,6 +6,7 @@
     python -m benchmarks --long-runs  # only re-embed benchmarks/fuzz_runs/*.json in RESULTS.md
     python -m benchmarks --search-check  # only re-embed benchmarks/search_check.md in RESULTS.md
     python -m benchmarks --search        # only measure the search speed again (~5 minutes) and re-embed it
+    python -m benchmarks --vector        # only measure the vector step vs its floor again and re-embed it
 
 Sections: throughput of every env next to the floors and the peers (same run),
 fuzzing with invariants, memory and copy/resample cost, SB3 training fps next
@@ -137,12 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--search", action="store_true",
                     help="only measure the search speed section again and replace it in the existing RESULTS.md "
                          "(~5 minutes, alone)")
+    ap.add_argument("--vector", action="store_true",
+                    help="only measure the vector step against its write floor (and --before) again and replace "
+                         "that table in the existing RESULTS.md (~5 minutes, alone)")
     ap.add_argument("--search-check", action="store_true",
                     help="only re-embed benchmarks/search_check.md (python -m benchmarks.search_check) in the "
                          "existing RESULTS.md (seconds)")
     args = ap.parse_args(argv)
     args.out = args.out or str(default_out(args.quick and not (args.ladders or args.long_runs or args.search_check
-                                                               or args.search)))
+                                                               or args.search or args.vector)))
     if args.ladders:
         return embed_ladders(Path(args.out))
     if args.long_runs:
@@ -151,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         return embed_search_check(Path(args.out))
     if args.search:
         return embed_search(Path(args.out))
+    if args.vector:
+        return embed_vector(Path(args.out), args.before)
     q = args.quick
     secs, reps = (0.3, 1) if q else (2.0, 3)
     fuzz_secs = 1.0 if q else 60.0
@@ -202,18 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     # 1b. the batched engines ---------------------------------------------------------
     print("vector ...", flush=True)
     envs = sorted(compiled_ids())
-    rows_floor, _ = vector_bench.floor_table(envs, secs, reps, None if q else args.before)
-    md += ["## Batched engines (baralho.vector)", "",
-           f"`baralho.vector.make(env_id, num_envs={vector_bench.B_FLOOR:,})`, random legal play, one core "
-           "(threads=1): ns per env-step of `step()` alone (the numpy draw of the actions from the masks is "
-           "timed apart: *draw*), against the game's **native write floor**, a numba kernel writing as many "
-           "observation, mask, seat, reward and done bytes per env into the same kind of arrays (fresh per "
-           "call; with `copy=False`, the same arrays each call) and computing nothing: × floor is the ratio, "
-           f"same process, same round. Best of {reps} interleaved rounds of {secs:g} s."
-           + ("" if q else f" *before*: the same step on commit `{args.before}` (the engines before the kernel "
-                           "builder), run in its own process in the same rounds."), "",
-           *rows_floor, "",
-           "Steps/s by batch size (the draw included, as a learner's sampling would be):", "",
+    md += vector_floor_section(envs, secs, reps, None if q else args.before)
+    md += ["Steps/s by batch size (the draw included, as a learner's sampling would be):", "",
            "| env | config | " + " | ".join(f"B={b:,}" for b in vector_bench.BATCHES) + " |",
            "|---|---|" + "---:|" * len(vector_bench.BATCHES)]
     extra = []
@@ -325,6 +321,52 @@ def main(argv: list[str] | None = None) -> int:
     md.append(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")
     out.write_text("\n".join(md) + "\n")
     print(f"wrote {out}")
+    return 0
+
+
+VECTOR = "## Batched engines (baralho.vector)"
+VECTOR_END = "Steps/s by batch size"
+
+
+def vector_floor_section(envs: list[str], secs: float, reps: int, before: str | None,
+                         stamp: str | None = None) -> list[str]:
+    """The vector section's head: the step against the native write floor (measured now), and the
+    instruction counts of ``python -m benchmarks.instructions --out benchmarks/instructions.md``
+    (embedded as last run: counts do not depend on the machine's load)."""
+    rows_floor, _ = vector_bench.floor_table(envs, secs, reps, before)
+    md = [VECTOR, "",
+          f"`baralho.vector.make(env_id, num_envs={vector_bench.B_FLOOR:,})`, random legal play, one core "
+          "(threads=1): ns per env-step of `step()` alone (the numpy draw of the actions from the masks is "
+          "timed apart: *draw*), against the game's **native write floor**, a numba kernel writing as many "
+          "observation, mask, seat, reward and done bytes per env into the same kind of arrays (fresh per "
+          "call; with `copy=False`, the same arrays each call) and computing nothing: × floor is the ratio, "
+          f"same process, same round. Best of {reps} interleaved rounds of {secs:g} s."
+          + ("" if before is None else f" *before*: the same step on commit `{before}` (the engines before the "
+                                       "kernel builder), run in its own process in the same rounds."), "",
+          *([stamp, ""] if stamp else []), *rows_floor, ""]
+    counts = HERE / "instructions.md"
+    if counts.exists():
+        md += ["Instructions per env-step, counted by callgrind (the host's timings move 30-50% between runs; "
+               "these do not), step and observe (the OBSERVE mode: the mask and the observation written again), "
+               "this tree and earlier commits, embedded as last run:", "", counts.read_text(), ""]
+    return md
+
+
+def embed_vector(out: Path, before: str) -> int:
+    """Measure the step-vs-floor table again (alone: a few minutes) and replace only it (and the
+    instruction counts) in an existing RESULTS.md; the rest stays as measured in the header's run."""
+    text = out.read_text()
+    head, sep, rest = text.partition("\n" + VECTOR + "\n")
+    end = rest.find(VECTOR_END)
+    if not sep or end < 0:
+        raise SystemExit(f"{out}: not a RESULTS.md written by python -m benchmarks (no vector section)")
+    stamp = (f"_Table measured again by `python -m benchmarks --vector` on "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {git_head()}, alone; the rest of the "
+             f"report is from the run in the header._")
+    secs, reps = 2.0, 3
+    md = vector_floor_section(sorted(compiled_ids()), secs, reps, before, stamp)
+    out.write_text(head.rstrip("\n") + "\n\n" + "\n".join(md) + "\n" + rest[end:])
+    print(f"re-measured the vector step table in {out}")
     return 0
 
 

@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import git_head
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path.home() / ".cache" / "baralho-instructions"
 #: the CPU the counted code is built for: one valgrind emulates (AVX2, no AVX-512)
@@ -144,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warm", type=int, default=200, help="steps played before the counted ones")
     ap.add_argument("--before", nargs="*", default=[], help="commits to count beside this tree")
     ap.add_argument("--no-observe", dest="observe", action="store_false", help="count the step only")
+    ap.add_argument("--out", default=None, help="also write the table here (benchmarks/instructions.md: "
+                                                "python -m benchmarks --vector embeds it in RESULTS.md)")
     args = ap.parse_args(argv)
     head = "| env | step instr/env | observe instr/env |"
     for rev in args.before:
@@ -169,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             print(row, flush=True)
             rows.append(row)
     print("\n".join(rows))
+    if args.out:
+        command = " ".join(["python -m benchmarks.instructions", *(argv if argv is not None else sys.argv[1:])])
+        Path(args.out).write_text(f"`{command}` (batch {args.batch}, {args.steps} counted steps after "
+                                  f"{args.warm}), commit {git_head()}:\n\n" + "\n".join(rows) + "\n")
     return 0
 
 
