@@ -7,6 +7,7 @@
     python -m benchmarks --search-check  # only re-embed benchmarks/search_check.md in RESULTS.md
     python -m benchmarks --search        # only measure the search speed again (~5 minutes) and re-embed it
     python -m benchmarks --vector        # only measure the vector step vs its floor again and re-embed it
+    python -m benchmarks --instructions  # only re-embed benchmarks/instructions.md (callgrind counts)
 
 Sections: throughput of every env next to the floors and the peers (same run),
 fuzzing with invariants, memory and copy/resample cost, SB3 training fps next
@@ -141,12 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vector", action="store_true",
                     help="only measure the vector step against its write floor (and --before) again and replace "
                          "that table in the existing RESULTS.md (~5 minutes, alone)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="only re-embed benchmarks/instructions.md (python -m benchmarks.instructions --out) in the "
+                         "existing RESULTS.md (seconds)")
     ap.add_argument("--search-check", action="store_true",
                     help="only re-embed benchmarks/search_check.md (python -m benchmarks.search_check) in the "
                          "existing RESULTS.md (seconds)")
     args = ap.parse_args(argv)
     args.out = args.out or str(default_out(args.quick and not (args.ladders or args.long_runs or args.search_check
-                                                               or args.search or args.vector)))
+                                                               or args.search or args.vector
+                                                               or args.instructions)))
     if args.ladders:
         return embed_ladders(Path(args.out))
     if args.long_runs:
@@ -157,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         return embed_search(Path(args.out))
     if args.vector:
         return embed_vector(Path(args.out), args.before)
+    if args.instructions:
+        return embed_instructions(Path(args.out))
     q = args.quick
     secs, reps = (0.3, 1) if q else (2.0, 3)
     fuzz_secs = 1.0 if q else 60.0
@@ -344,12 +351,35 @@ def vector_floor_section(envs: list[str], secs: float, reps: int, before: str | 
           + ("" if before is None else f" *before*: the same step on commit `{before}` (the engines before the "
                                        "kernel builder), run in its own process in the same rounds."), "",
           *([stamp, ""] if stamp else []), *rows_floor, ""]
+    return md + instructions_block()
+
+
+INSTRUCTIONS = "Instructions per env-step, counted by callgrind"
+
+
+def instructions_block() -> list[str]:
+    """benchmarks/instructions.md (``python -m benchmarks.instructions --out``), as last run."""
     counts = HERE / "instructions.md"
-    if counts.exists():
-        md += ["Instructions per env-step, counted by callgrind (the host's timings move 30-50% between runs; "
-               "these do not), step and observe (the OBSERVE mode: the mask and the observation written again), "
-               "this tree and earlier commits, embedded as last run:", "", counts.read_text(), ""]
-    return md
+    if not counts.exists():
+        return []
+    return [INSTRUCTIONS + " (the host's timings move 30-50% between runs; these do not), step and observe (the "
+            "OBSERVE mode: the mask and the observation written again), this tree and earlier commits, embedded "
+            "as last run:", "", counts.read_text(), ""]
+
+
+def embed_instructions(out: Path) -> int:
+    """Replace only the instruction counts in the vector section of an existing RESULTS.md (seconds)."""
+    text = out.read_text()
+    head, sep, rest = text.partition("\n" + VECTOR + "\n")
+    end = rest.find(VECTOR_END)
+    if not sep or end < 0:
+        raise SystemExit(f"{out}: not a RESULTS.md written by python -m benchmarks (no vector section)")
+    section = rest[:end]
+    at = section.find(INSTRUCTIONS)
+    kept = (section if at < 0 else section[:at]).rstrip("\n")
+    out.write_text(head + sep + kept + "\n\n" + "\n".join(instructions_block()) + "\n" + rest[end:])
+    print(f"re-embedded the instruction counts in {out}")
+    return 0
 
 
 def embed_vector(out: Path, before: str) -> int:

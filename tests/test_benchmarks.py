@@ -150,3 +150,24 @@ def test_the_search_section_is_measured_again_alone(tmp_path, monkeypatch):
     text = results.read_text()
     assert "| new speed |" in text and "old speed" not in text and "--search` on" in text
     assert text.index("| tp |") < text.index("| new speed |") < text.index("| check |") < text.index("| fuzz |")
+
+
+def test_the_vector_table_and_the_instruction_counts_are_re_embedded_alone(tmp_path, monkeypatch):
+    import benchmarks.__main__ as B
+
+    monkeypatch.setattr(B, "HERE", tmp_path)
+    monkeypatch.setattr(B.vector_bench, "floor_table", lambda envs, secs, reps, before: (["| new step |"], {}))
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# baralho benchmarks\n\n## Throughput\n\n| tp |\n\n" + B.VECTOR + "\n\n| old step |\n\n"
+                       + B.VECTOR_END + " (batch):\n\n| sizes |\n\n## Search speed (ISMCTS)\n")
+    assert B.embed_vector(results, "2366323") == 0            # no counts yet: the table alone
+    text = results.read_text()
+    assert "| new step |" in text and "old step" not in text and B.INSTRUCTIONS not in text
+    (tmp_path / "instructions.md").write_text("| first counts |\n")
+    assert B.embed_instructions(results) == 0
+    (tmp_path / "instructions.md").write_text("| second counts |\n")
+    assert B.embed_instructions(results) == 0                 # replaces the counts, keeps the table
+    text = results.read_text()
+    assert "first counts" not in text and text.count(B.INSTRUCTIONS) == 1
+    assert (text.index("| tp |") < text.index("| new step |") < text.index("| second counts |")
+            < text.index("| sizes |") < text.index("## Search speed"))
