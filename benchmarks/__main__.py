@@ -364,7 +364,7 @@ def instructions_block() -> list[str]:
         return []
     return [INSTRUCTIONS + " (the host's timings move 30-50% between runs; these do not), step and observe (the "
             "OBSERVE mode: the mask and the observation written again), this tree and earlier commits, embedded "
-            "as last run:", "", counts.read_text(), ""]
+            "as last run:", "", counts.read_text().strip(), ""]
 
 
 def embed_instructions(out: Path) -> int:
