@@ -57,15 +57,11 @@ CPU = {"NUMBA_CPU_NAME": "haswell",
        "GLIBC_TUNABLES": "glibc.cpu.x86_rep_stosb_threshold=4294967295:glibc.cpu.x86_rep_movsb_threshold=4294967295"}
 
 
-def pick(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniform legal action per row (as ``benchmarks.vector.pick``)."""
-    return ((rng.random(mask.shape, np.float32) + 1) * mask).argmax(1)
-
-
 def worker(env_id: str, batch: int, steps: int, warm: int, observe: bool) -> None:
     """Steps 1-4 of the module docstring, in the tree first on ``sys.path``; prints the config."""
     import baralho
     import baralho.vector as bv
+    from benchmarks.vector import pick  # the timing benchmark's draw: the same actions
 
     config = baralho.env_module(env_id).TEST_CONFIGS[0]
     kw = {"copy": False} if "copy" in inspect.signature(bv.make).parameters else {}
