@@ -56,7 +56,8 @@ class _Node:
     value: dict[int, float] = field(default_factory=dict)
     avail: dict[int, int] = field(default_factory=dict)
     children: dict[int, _Node] = field(default_factory=dict)
-    logits: np.ndarray | None = None        # net-guided: the policy net's logits, from the first visit
+    seen: bool = False                      # net-guided: reached once (a leaf's estimate backed up)
+    logits: np.ndarray | None = None        # net-guided: the policy net's logits, from the second visit
 
 
 class ISMCTSAgent:
@@ -345,8 +346,9 @@ class ISMCTSAgent:
 
     def _iterate_net(self, game, s, root: _Node, rng: np.random.Generator) -> None:
         """One simulation of the net-guided search (core/net_search.py's, for the reference engine):
-        PUCT down the tree; a new node gets the policy net's logits from its actor's observation and
-        backs up the value net's estimate for every seat (a finished game, its returns)."""
+        PUCT down the tree; a new leaf backs up the value net's estimate for every seat and/or a
+        random rollout's returns (``mix``; a finished game, its returns); at its second visit (the
+        root: its first) it gets the policy net's logits from its actor's observation."""
         path: list[tuple[_Node, int, int]] = []
         node = root
         while True:
@@ -355,25 +357,32 @@ class ISMCTSAgent:
                 break
             actor = game.current_player(s)
             legal = np.flatnonzero(game.legal_mask(s)).tolist()
-            if node.logits is None:
-                node.logits = self._net_outputs(game.observe(s, actor))[0]
-                ret = [self._net_outputs(game.observe(s, p))[1] for p in range(game.num_players)]
+            if not node.seen and path:
+                node.seen = True
+                ret = [0.0] * game.num_players
+                if self.mix < 1:
+                    ret = [self._net_outputs(game.observe(s, p))[1] for p in range(game.num_players)]
                 if self.mix > 0:
                     self._rollout(game, s, rng)
                     ret = [(1.0 - self.mix) * v + self.mix * float(r) for v, r in zip(ret, game.returns(s))]
                 break
-            top = max(float(node.logits[a]) for a in legal)
-            total = sum(math.exp(float(node.logits[a]) - top) for a in legal)
-            best, best_score = -1, -math.inf
             for a in legal:
                 node.avail[a] = node.avail.get(a, 0) + 1
-            for a in legal:
-                n = node.visits.get(a, 0)
-                q = node.value[a] / n if n else 0.0
-                prior = math.exp(float(node.logits[a]) - top) / total
-                score = q + self.c * prior * math.sqrt(node.avail[a]) / (1 + n)
-                if score > best_score:
-                    best, best_score = a, score
+            best = legal[0]
+            if len(legal) > 1:                   # a forced move needs no prior
+                if node.logits is None:
+                    node.seen = True
+                    node.logits = self._net_outputs(game.observe(s, actor))[0]
+                top = max(float(node.logits[a]) for a in legal)
+                total = sum(math.exp(float(node.logits[a]) - top) for a in legal)
+                best, best_score = -1, -math.inf
+                for a in legal:
+                    n = node.visits.get(a, 0)
+                    q = node.value[a] / n if n else 0.0
+                    prior = math.exp(float(node.logits[a]) - top) / total
+                    score = q + self.c * prior * math.sqrt(node.avail[a]) / (1 + n)
+                    if score > best_score:
+                        best, best_score = a, score
             path.append((node, best, actor))
             game.apply(s, best)
             node = node.children.setdefault(best, _Node())

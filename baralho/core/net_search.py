@@ -9,11 +9,15 @@ of action histories over determinizations, availability counts), on the game's c
   (0 before a visit), ``N`` the visits, ``avail`` how often the action was legal when the node
   was reached (ISMCTS's parent count), ``P`` the net's policy at the node, a softmax of its
   logits over the actions legal in this determinization;
-- a node is evaluated at its first visit, on that simulation's determinization: the policy
-  net's logits from the acting seat's observation (kept for the node), and the value net from
-  every seat's own observation, which is what the simulation backs up (a finished game backs up
-  its returns); no rollout, or with ``mix`` > 0 a random rollout from the node whose returns are
-  mixed in (AlphaGo's leaf evaluation: a new net's values say little).
+- a new leaf (its first visit) backs up an estimate, on that simulation's determinization: the
+  value net from every seat's own observation, or with ``mix`` > 0 a random rollout from it whose
+  returns are mixed in (AlphaGo's leaf evaluation: a new net's values say little; ``mix`` = 1:
+  the rollout alone, no value pass); a finished game backs up its returns;
+- a node gets its prior at its second visit (the root at its first): the policy net's logits
+  from the acting seat's observation, kept for the node (a node with one legal move in this
+  determinization takes it and asks nothing). Most nodes of a tree are leaves reached
+  once, whose prior would never be read: asking the net only when a node is walked through
+  spends one policy pass per inner node, not one per simulation.
 
 The net is the policy file's own (``agents/policy.py``: SB3's MLP, raw or symlog inputs), read
 here as flat float32 arrays (``net_arrays``) and run by ``mlp`` in the kernel; a policy with the
@@ -62,7 +66,12 @@ def net_arrays(policy, obs_dtype) -> tuple:
             *layers("policy_net", "action_net"), *layers("value_net", "value_net"), np.bool_(relu))
 
 
-@jit
+#: a node's state in ``evaluated``: not reached yet; reached once (a leaf: its estimate backed up);
+#: its prior (the policy net's logits) known
+UNSEEN, SEEN, PRIOR = 0, 2, 1
+
+
+@jit(entry=True)
 def mlp(x, weights, biases, widths, relu, h, out) -> None:
     """``out`` = the MLP's output on ``x`` (Linear layers with tanh or relu between them, none after
     the last); ``h`` two rows of scratch as wide as the widest hidden layer. Each layer's weights
@@ -78,12 +87,15 @@ def mlp(x, weights, biases, widths, relu, h, out) -> None:
         for j in range(m):
             xj = x[j] if src_row < 0 else h[src_row, j]
             if xj != 0:
-                row = w0 + j * n
-                for i in range(n):
-                    dst[i] += weights[row + i] * xj
+                w = weights[w0 + j * n:w0 + (j + 1) * n]   # a slice: indexing weights[row + i] (numba's
+                for i in range(n):                           # wraparound check) kept this loop scalar, 3x
+                    dst[i] += w[i] * xj                      # slower
         if layer < layers - 1:
             for i in range(n):
-                dst[i] = max(dst[i], np.float32(0.0)) if relu else math.tanh(dst[i])
+                # tanh as 1 - 2 / (exp(2x) + 1): exp is the cheaper call (tanh was a third of a
+                # pass once the sums were vectorized), the same value to 3e-7
+                dst[i] = max(dst[i], np.float32(0.0)) if relu else (
+                    np.float32(1.0) - np.float32(2.0) / (math.exp(np.float32(2.0) * dst[i]) + np.float32(1.0)))
             src_row = (src_row + 1) % 2
         w0, b0 = w0 + m * n, b0 + n
 
@@ -139,7 +151,7 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                 nodes[slot] = 0
             if nodes[slot] == 0:                              # the root, not yet evaluated
                 clear_node(t_child, t_visits, t_value, t_avail, 0)
-                t_eval[0] = 0
+                t_eval[0] = UNSEEN
                 nodes[slot] = 1
             for _ in range(sims[r]):
                 scratch_bytes[slot, :] = root_bytes[r, :]     # the root's record, copied
@@ -153,21 +165,17 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                         returns(s, d, ret)
                         break
                     legal_mask(s, d, mask)
-                    if not t_eval[node]:                      # a new node: the net's policy and values
-                        observe(s, d, obs_at, actor, o)
-                        inputs(o, lut, scale, xs)
-                        mlp(xs, pi_w, pi_b, pi_widths, relu, hs, outs)
-                        for b in range(A):
-                            t_logits[node, b] = outs[b]
-                        t_eval[node] = 1
-                        for p in range(ret.size):
-                            observe(s, d, obs_at, p, o)
-                            inputs(o, lut, scale, xs)
-                            mlp(xs, vf_w, vf_b, vf_widths, relu, hs, outs)
-                            ret[p] = outs[0]
-                        if mix > 0:                           # beside a random rollout's returns
+                    if t_eval[node] == 0 and depth > 0:       # a new leaf: its estimate, no prior yet
+                        t_eval[node] = SEEN
+                        if mix < 1:                           # the value net, from every seat's observation
                             for p in range(ret.size):
-                                v[p] = ret[p]
+                                observe(s, d, obs_at, p, o)
+                                inputs(o, lut, scale, xs)
+                                mlp(xs, vf_w, vf_b, vf_widths, relu, hs, outs)
+                                ret[p] = outs[0]
+                        if mix > 0:                           # beside (or in place of) a random rollout's returns
+                            for p in range(ret.size):
+                                v[p] = ret[p] if mix < 1 else 0.0
                                 ret[p] = 0.0
                             rollout(s, d, g, max_rollout, mask, legal, slot, none, none, unread, unread, none,
                                     none, ())
@@ -175,24 +183,37 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                             for p in range(ret.size):
                                 ret[p] = (1.0 - mix) * v[p] + mix * ret[p]
                         break
-                    top = -math.inf                           # the prior: softmax over the legal actions
+                    count, best = 0, -1
                     for a in range(A):
                         if mask[a]:
                             t_avail[node, a] += 1
-                            top = max(top, t_logits[node, a])
-                    total = 0.0
-                    for a in range(A):
-                        if mask[a]:
-                            total += math.exp(t_logits[node, a] - top)
-                    best, best_score = -1, -math.inf          # PUCT
-                    for a in range(A):
-                        if mask[a]:
-                            n = t_visits[node, a]
-                            q = t_value[node, a] / n if n else 0.0
-                            p = math.exp(t_logits[node, a] - top) / total
-                            score = q + c * p * math.sqrt(t_avail[node, a]) / (1 + n)
-                            if score > best_score:
-                                best, best_score = a, score
+                            count += 1
+                            best = a
+                    if count > 1 and t_eval[node] != PRIOR:   # the root, or a leaf's second visit: the policy
+                        observe(s, d, obs_at, actor, o)       # (a forced move needs none)
+                        inputs(o, lut, scale, xs)
+                        mlp(xs, pi_w, pi_b, pi_widths, relu, hs, outs)
+                        for b in range(A):
+                            t_logits[node, b] = outs[b]
+                        t_eval[node] = PRIOR
+                    if count > 1:
+                        top = -math.inf                       # the prior: softmax over the legal actions
+                        for a in range(A):
+                            if mask[a]:
+                                top = max(top, t_logits[node, a])
+                        total = 0.0
+                        for a in range(A):
+                            if mask[a]:
+                                total += math.exp(t_logits[node, a] - top)
+                        best, best_score = -1, -math.inf      # PUCT
+                        for a in range(A):
+                            if mask[a]:
+                                n = t_visits[node, a]
+                                q = t_value[node, a] / n if n else 0.0
+                                p = math.exp(t_logits[node, a] - top) / total
+                                score = q + c * p * math.sqrt(t_avail[node, a]) / (1 + n)
+                                if score > best_score:
+                                    best, best_score = a, score
                     path[depth, 0], path[depth, 1], path[depth, 2] = node, best, actor
                     depth += 1
                     apply(s, d, best)
@@ -201,7 +222,7 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                         nxt = nodes[slot]
                         nodes[slot] = nxt + 1
                         clear_node(t_child, t_visits, t_value, t_avail, nxt)
-                        t_eval[nxt] = 0
+                        t_eval[nxt] = UNSEEN
                         t_child[node, best] = nxt
                     node = nxt
                 backup(path, depth, t_visits, t_value, ret)

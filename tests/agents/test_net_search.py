@@ -72,7 +72,7 @@ def test_compiled_and_python_net_searches_agree(env_id):
         move_py, visits_py, values_py = _play(env_id, "ismcts:40:p", seed, "reference")
         assert move == move_py and (visits == visits_py).all()
         np.testing.assert_allclose(values, values_py, atol=1e-4)
-        assert visits.sum() == 39            # the first simulation evaluates the root
+        assert visits.sum() == 40            # the root gets its prior at once: every simulation backs up
         assert visits[move] == visits.max()
 
 
@@ -97,7 +97,7 @@ def test_a_policy_file_guides_the_search_at_three_players(tmp_path):
     assert agent.name == spec
     bind_if_needed(agent, env)
     move = agent.act(env.last()[0], env.agent_selection)
-    assert env.last()[0]["action_mask"][move] == 1 and agent.root_visits.sum() == 29
+    assert env.last()[0]["action_mask"][move] == 1 and agent.root_visits.sum() == 30
     move_py, visits_py, _ = _play("rodizio_v1", spec, 2, "reference", **config)
     assert move_py == move and (visits_py == agent.root_visits).all()
 
