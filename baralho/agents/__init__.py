@@ -53,11 +53,12 @@ def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None 
     if kind == "ismcts":
         budget, _, style = arg.partition(":")
         style, _, path = style.partition(":")
-        if style not in ("", "h", "g", "p") or (path and style != "p"):
+        if style not in ("", "h", "g", "p", "ph") or (path and style not in ("p", "ph")):
             raise ValueError(f"bad ISMCTS mode in {spec!r}: use ismcts:N, ismcts:N:h (heuristic rollouts), "
-                             f"ismcts:N:g (guided by the heuristic) or ismcts:N:p[:PATH] (guided by a policy net)")
-        kw = dict(seed=seed, rollout="heuristic" if style == "h" else "random", guided=style == "g",
-                  policy=path if style == "p" else None)
+                             f"ismcts:N:g (guided by the heuristic) or ismcts:N:p[:PATH] (guided by a policy net; "
+                             f":ph with heuristic rollouts)")
+        kw = dict(seed=seed, rollout="heuristic" if style in ("h", "ph") else "random", guided=style == "g",
+                  policy=path if style in ("p", "ph") else None)
         try:
             if budget.endswith("s"):
                 return ISMCTSAgent(simulations=None, seconds=float(budget[:-1]), **kw)

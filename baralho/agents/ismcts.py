@@ -108,8 +108,8 @@ class ISMCTSAgent:
         if race_min < 2:
             raise ValueError(f"race_min={race_min} must be >= 2 (a standard error needs two draws)")
         self.race, self.race_min = race, race_min
-        if policy is not None and (guided or rollout != "random"):
-            raise ValueError("a net-guided search (policy=) has no rollouts: it is neither :h nor :g")
+        if policy is not None and guided:
+            raise ValueError("a net-guided search (policy=) is not the heuristic-guided one: it is not :g")
         self.policy = policy           # net-guided (ismcts:N:p): a policy file, or "" for the env's zoo policy
         if mix is not None and not 0.0 <= mix <= 1.0:
             raise ValueError(f"mix={mix!r} must be in [0, 1]")
@@ -129,7 +129,8 @@ class ISMCTSAgent:
         budget = f"{simulations}" if seconds is None else f"{seconds}s"
         self.name = f"ismcts:{budget}" + (":g" if guided else ":h" if rollout == "heuristic" else "")
         if policy is not None:
-            self.name += ":p" + (f":{policy}" if policy else "")
+            style = ":ph" if rollout == "heuristic" else ":p"
+            self.name = f"ismcts:{budget}{style}" + (f":{policy}" if policy else "")
 
     def bind(self, env) -> None:
         self.env = env.unwrapped
@@ -179,30 +180,50 @@ class ISMCTSAgent:
                 raise ValueError(f"ismcts:N:p: no zoo policy for {game.env_id} at {game.num_players} players; "
                                  f"name one, ismcts:N:p:PATH")
             self._net = load_policy(path, game.env_id, dataclasses.asdict(game.config))
-            if self._net[1].get("prior", "none") != "none":
-                raise NotImplementedError(f"ismcts:N:p: {path} plays with the heuristic's move as a hint (its card's "
-                                          f"prior); the net-guided search reads nets without it")
             trained = self._net[1].get("search") or {}        # how an expert iteration run searched with it
+            hinted = self._net[1].get("prior", "none") != "none"
             if self.c is None:
                 self.c = float(trained.get("exploration", 1.5))
-            if self.mix is None:
-                self.mix = float(trained.get("mix", 0.0))
+            if self.mix is None:        # a net that reads the heuristic's hint has values for its own turns only
+                self.mix = float(trained.get("mix", 1.0 if hinted else 0.0))
+        hinted = self._net[1].get("prior", "none") != "none"
+        if (hinted or self.rollout == "heuristic") and self._policy is None:
+            from baralho.agents.base import heuristic_for  # the Python search's hints and rollouts
+
+            self._policy = heuristic_for(game.env_id, game, seed=None if self.seed is None else self.seed + 1)
+        if hinted and self.mix != 1:
+            raise ValueError(f"ismcts:N:p: {self._net[1].get('env_id', game.env_id)}'s net reads the heuristic's move "
+                             f"(its card's prior), so its values are for its own turns only: it searches with "
+                             f"rollouts (mix=1), not mix={self.mix}")
         if hasattr(getattr(game, "fast", None), "resample_hidden"):
             from baralho.core.net_search import NetSearcher
 
-            self._searcher = NetSearcher(game, self._net[0], mix=self.mix, max_rollout=self.max_rollout)
+            self._searcher = NetSearcher(game, self._net[0], mix=self.mix, max_rollout=self.max_rollout,
+                                         rollout=self.rollout,
+                                         heuristic_seed=None if self.seed is None else self.seed + 1)
 
-    def _net_outputs(self, observation: np.ndarray) -> tuple[np.ndarray, float]:
-        """(logits, value) of the bound policy on one observation, by torch (the Python search's net)."""
+    def _net_outputs(self, observation: np.ndarray, hint: int = -1) -> tuple[np.ndarray, float]:
+        """(logits, value) of the bound policy on one observation (and the heuristic's move, for a
+        policy with the prior), by torch (the Python search's net)."""
         import torch
 
         from baralho.training.batch_policy import forward, inputs
 
         policy = self._net[0]
         with torch.no_grad():
-            x, onehot = inputs(policy, np.asarray(observation)[None])
+            x, onehot = inputs(policy, np.asarray(observation)[None], np.array([hint]))
             logits, value = forward(policy, x, onehot, np.ones((1, policy.action_space.n), bool))
         return logits[0].numpy(), float(value[0])
+
+    def _hint(self, game, s, actor: int, mask: np.ndarray) -> int:
+        """The heuristic's move for ``actor`` at ``s``, planned afresh (net_search's ``_hint``); -1
+        for a policy without the prior."""
+        if self._net[1].get("prior", "none") == "none":
+            return -1
+        if hasattr(self._policy, "plan"):
+            self._policy.plan = []
+        obs = {"observation": game.observe(s, actor), "action_mask": mask}
+        return int(self._policy.act(obs, f"player_{actor}"))
 
     def reset(self, seed: int | None = None) -> None:
         # The heuristics the search holds are reseeded too (their tie noise draws from their own
@@ -215,7 +236,7 @@ class ISMCTSAgent:
                 self._own.reset(seed=seed)
             if self._policy is not None:
                 self._policy.reset(seed=seed + 1)
-            if self._searcher is not None and self._searcher.rollout == "heuristic":
+            if self._searcher is not None and self._searcher._hmemory.dtype.names:
                 self._searcher.reset_heuristic(seed + 1)       # the compiled twin of _policy
 
     def act(self, observation: dict[str, np.ndarray], agent_id: str) -> int:
@@ -372,7 +393,8 @@ class ISMCTSAgent:
             if len(legal) > 1:                   # a forced move needs no prior
                 if node.logits is None:
                     node.seen = True
-                    node.logits = self._net_outputs(game.observe(s, actor))[0]
+                    mask = game.legal_mask(s)
+                    node.logits = self._net_outputs(game.observe(s, actor), self._hint(game, s, actor, mask))[0]
                 top = max(float(node.logits[a]) for a in legal)
                 total = sum(math.exp(float(node.logits[a]) - top) for a in legal)
                 best, best_score = -1, -math.inf
@@ -493,7 +515,7 @@ class ISMCTSAgent:
         return best
 
     def _rollout(self, game, s, rng: np.random.Generator) -> None:
-        policy = self._policy
+        policy = self._policy if self.rollout == "heuristic" else None   # (a hinted net's search holds one too)
         for _ in range(self.max_rollout):
             if game.is_over(s):
                 return

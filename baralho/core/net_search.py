@@ -36,19 +36,18 @@ import numpy as np
 
 from baralho.core import batch
 from baralho.core.jit import jit, linked
-from baralho.core.search import Searcher, _random_rollout, backup, clear_node
+from baralho.core.search import Searcher, _heuristic_rollout, _random_rollout, backup, clear_node
 
 
 def net_arrays(policy, obs_dtype) -> tuple:
     """An SB3 ``MaskableActorCriticPolicy`` (``agents.policy.load_policy``'s) as the kernel's net:
     (input table, column scales, policy weights, biases, widths, value weights, biases, widths,
     relu); the widths run input, hidden..., output, and each layer's weights, transposed to
-    (in, out), follow the last's, flat. Refuses a policy with the heuristic prior."""
+    (in, out), follow the last's, flat. A policy with the heuristic prior reads the hint's one-hot
+    after the observation (its table and scales cover those columns; its ``prior_weight`` is
+    NetSearcher's to read)."""
     from baralho.training.batch_policy import input_table
 
-    if getattr(policy, "baralho_prior", "none") != "none":
-        raise NotImplementedError("the net-guided search reads nets without the heuristic prior (this policy's "
-                                  "card has prior 'heuristic': it asks the heuristic at every decision)")
     lut, scale = input_table(policy, obs_dtype)
     state = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in policy.state_dict().items()}
 
@@ -126,19 +125,50 @@ def forward(net: tuple, obs: np.ndarray) -> tuple[np.ndarray, float]:
     return logits, float(value[0])
 
 
-def net_search_kernel(fast: ModuleType, parallel: bool):
-    """The net-guided search over ``fast``'s primitives (``net_search_kernels`` compiles it)."""
+def _hint(fast: ModuleType, heuristic: ModuleType | None):
+    """The heuristic's move for the acting seat of ``s`` (the hint a net with the heuristic prior
+    reads), planned afresh from this position (a plan kept from another node of the tree would be
+    another position's); -1 without a heuristic."""
+    if heuristic is None:
+        def no_hint(s, d, actor, mask, slot, heur, obs_at):
+            return -1
+        return linked(no_hint)
+    observe, act_batch = fast.observe, heuristic.act_batch
+    forget = getattr(heuristic, "forget_one", None) or _no_plan
+
+    def hint(s, d, actor, mask, slot, heur, obs_at):
+        hmemory, hrows, hobs, hmasks, hout, htables = heur
+        forget(hmemory, slot)
+        hmasks[slot, :] = mask
+        observe(s, d, obs_at, actor, hobs[slot])
+        act_batch(hmemory, hrows[slot:slot + 1], hobs, hmasks, hout[slot:slot + 1], *htables)
+        return hout[slot]
+    return linked(hint)
+
+
+@jit
+def _no_plan(memory, row) -> None:
+    """A heuristic without a plan forgets nothing."""
+
+
+def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None = None):
+    """The net-guided search over ``fast``'s primitives (``net_search_kernels`` compiles it); with
+    ``heuristic`` (the game's ``fast_heuristic``), its rollouts and the hints of a net with the prior
+    can be the heuristic's."""
     legal_mask, current_player, returns, resample, apply, observe = (
         fast.legal_mask, fast.current_player, fast.returns, fast.resample_hidden, fast.apply, fast.observe)
-    rollout = _random_rollout(fast)
+    random_rollout = _random_rollout(fast)
+    heuristic_rollout = random_rollout if heuristic is None else _heuristic_rollout(fast, heuristic)
+    hint_of = _hint(fast, heuristic)
 
     def run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
             avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at,
-            net, mix, max_rollout, fresh, estimates, first, last, slot) -> None:
+            net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior_weight, first, last, slot) -> None:
         d = tables[0]
-        none, unread = np.zeros(1, np.int64), np.zeros((1, 1), np.int8)   # the heuristic rollout's arguments
+        hmemory, hrows, hobs, hmasks, hout, htables = heur
         A = masks.shape[1]
         lut, scale, pi_w, pi_b, pi_widths, vf_w, vf_b, vf_widths, relu = net
+        width, zero = obs.shape[1], len(lut) // 2
         s = scratch[slot]
         mask, ret, path, o, xs, hs, outs = masks[slot], rets[slot], paths[slot], obs[slot], x[slot], h[slot], out[slot]
         legal, v = fresh[slot], estimates[slot]
@@ -177,8 +207,12 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                             for p in range(ret.size):
                                 v[p] = ret[p] if mix < 1 else 0.0
                                 ret[p] = 0.0
-                            rollout(s, d, g, max_rollout, mask, legal, slot, none, none, unread, unread, none,
-                                    none, ())
+                            if by_heuristic:
+                                heuristic_rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs,
+                                                  hmasks, hout, obs_at, htables)
+                            else:
+                                random_rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs,
+                                               hmasks, hout, obs_at, htables)
                             returns(s, d, ret)
                             for p in range(ret.size):
                                 ret[p] = (1.0 - mix) * v[p] + mix * ret[p]
@@ -190,11 +224,18 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
                             count += 1
                             best = a
                     if count > 1 and t_eval[node] != PRIOR:   # the root, or a leaf's second visit: the policy
+                        hint = hint_of(s, d, actor, mask, slot, heur, obs_at) if prior_weight != 0 else -1
                         observe(s, d, obs_at, actor, o)       # (a forced move needs none)
                         inputs(o, lut, scale, xs)
+                        if prior_weight != 0:                 # the hint, one-hot after the observation
+                            for b in range(A):
+                                xs[width + b] = 0.0
+                            xs[width + hint] = lut[zero + 1] * scale[width + hint]
                         mlp(xs, pi_w, pi_b, pi_widths, relu, hs, outs)
                         for b in range(A):
                             t_logits[node, b] = outs[b]
+                        if prior_weight != 0:
+                            t_logits[node, hint] += prior_weight
                         t_eval[node] = PRIOR
                     if count > 1:
                         top = -math.inf                       # the prior: softmax over the legal actions
@@ -235,32 +276,36 @@ def net_search_kernel(fast: ModuleType, parallel: bool):
     if parallel:
         def net_search_batch_threads(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child,
                                      visits, value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h,
-                                     out, out_visits, out_value, obs_at, net, mix, max_rollout, fresh, estimates):
+                                     out, out_visits, out_value, obs_at, net, mix, max_rollout, fresh, estimates, heur,
+                                     by_heuristic, prior_weight):
             count, slots = len(seats), len(nodes)
             per = (count + slots - 1) // slots
             for slot in nb.prange(slots):
                 run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
                     avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value,
-                    obs_at, net, mix, max_rollout, fresh, estimates, min(slot * per, count),
+                    obs_at, net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior_weight,
+                    min(slot * per, count),
                     min((slot + 1) * per, count), slot)
         return net_search_batch_threads
 
     def net_search_batch(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits,
                          value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits,
-                         out_value, obs_at, net, mix, max_rollout, fresh, estimates):
+                         out_value, obs_at, net, mix, max_rollout, fresh, estimates, heur, by_heuristic,
+                         prior_weight):
         run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value, avail,
             logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at, net,
-            mix, max_rollout, fresh, estimates, 0, len(seats), 0)
+            mix, max_rollout, fresh, estimates, heur, by_heuristic, prior_weight, 0, len(seats), 0)
     return net_search_batch
 
 
 @functools.cache
-def net_search_kernels(fast: ModuleType, parallel: bool) -> batch.Kernel:
+def net_search_kernels(fast: ModuleType, parallel: bool, heuristic: ModuleType | None = None) -> batch.Kernel:
     k = batch.kernels(fast)
-    seconds = getattr(fast, "COMPILE_SECONDS", {}).get("search", 10)
+    seconds = getattr(fast, "COMPILE_SECONDS", {}).get("search", 10) * (1 if heuristic is None else 2)
     options = {"parallel": True} if parallel else {}
-    return batch.Kernel(lambda: k.kernel(net_search_kernel(fast, parallel), **options),
-                        f"the {k.title} net-guided search" + (" for threads" if parallel else ""), seconds)
+    return batch.Kernel(lambda: k.kernel(net_search_kernel(fast, parallel, heuristic), **options),
+                        f"the {k.title} net-guided search" + (" with its heuristic" if heuristic else "")
+                        + (" for threads" if parallel else ""), seconds)
 
 
 class NetSearcher(Searcher):
@@ -269,31 +314,52 @@ class NetSearcher(Searcher):
     exploration constant ``c`` of PUCT in place of UCB's."""
 
     def __init__(self, game, policy=None, threads: int = 1, nodes: int = 1024, mix: float = 0.0,
-                 max_rollout: int = 10_000, net: tuple | None = None) -> None:
-        """``mix`` > 0: a new node's estimate is ``(1 - mix) * the value net's + mix * the returns of a
-        random rollout`` from it (drawn from the search's generator, as the plain search's). ``net``:
-        ``net_arrays``' output in place of ``policy`` (a process without torch: a Ray worker)."""
+                 max_rollout: int = 10_000, net: tuple | None = None, rollout: str = "random",
+                 heuristic_seed: int | None = None, prior_weight: float | None = None) -> None:
+        """``mix`` > 0: a new leaf's estimate is ``(1 - mix) * the value net's + mix * the returns of a
+        rollout`` from it: random moves drawn from the search's generator, as the plain search's, or
+        with ``rollout="heuristic"`` the game's compiled heuristic's (as ``Searcher``'s). A policy
+        with the heuristic prior reads the heuristic's move at every node it is asked at (its
+        card's ``prior``); its value net read that hint too, so it takes ``mix`` = 1. ``net``:
+        ``net_arrays``' output in place of ``policy`` (a process without torch: a Ray worker),
+        with ``prior_weight`` if that net reads the hint."""
         if not 0.0 <= mix <= 1.0:
             raise ValueError(f"mix={mix!r} must be in [0, 1]")
+        if rollout not in ("random", "heuristic"):
+            raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
         self.mix, self.max_rollout = float(mix), max_rollout
         if not hasattr(game.fast, "resample_hidden"):
             raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet")
         self.rollout = "net"
         self.net = net if net is not None else net_arrays(policy, game.obs_layout.dtype)
-        size = game.obs_layout.size
+        if prior_weight is None:
+            prior_weight = float(policy.prior_weight.detach()) if getattr(policy, "baralho_prior", "none") != "none" \
+                else 0.0
+        size, A = game.obs_layout.size, game.num_actions
         pi_widths, vf_widths = self.net[4], self.net[7]
-        if pi_widths[0] != size or vf_widths[0] != size:         # the widths' first: the input
-            raise ValueError(f"{game.env_id}: the policy reads {pi_widths[0]} inputs, the observation has {size}")
-        if pi_widths[-1] != game.num_actions or vf_widths[-1] != 1:
-            raise ValueError(f"{game.env_id}: the policy has {pi_widths[-1]} actions, the game {game.num_actions}")
-        self._slots(game, threads, net_search_kernels(game.fast, threads > 1))
+        hinted = prior_weight != 0
+        if pi_widths[0] != size + (A if hinted else 0) or vf_widths[0] != pi_widths[0]:   # the widths' first: the input
+            raise ValueError(f"{game.env_id}: the policy reads {pi_widths[0]} inputs, the observation has {size}"
+                             + (f" and the hint {A}" if hinted else ""))
+        if pi_widths[-1] != A or vf_widths[-1] != 1:
+            raise ValueError(f"{game.env_id}: the policy has {pi_widths[-1]} actions, the game {A}")
+        if hinted and self.mix != 1:
+            raise ValueError(f"{game.env_id}: this policy reads the heuristic's move (its prior), at its own turns "
+                             f"only: its values are not an estimate of every seat's; use mix=1 (rollouts)")
+        self.prior_weight = np.float32(prior_weight)
+        self.by_heuristic = rollout == "heuristic"
+        self.threads = threads
+        heuristic = (self._heuristic(game, threads, heuristic_seed) if (hinted or self.by_heuristic)
+                     else self._no_heuristic())
+        self._slots(game, threads, net_search_kernels(game.fast, threads > 1, heuristic))
         self._estimates = np.zeros((threads, self.P), np.float64)
         self._obs = np.zeros((threads, size), game.obs_layout.dtype)
-        self._x = np.zeros((threads, size), np.float32)
+        self._x = np.zeros((threads, pi_widths[0]), np.float32)
         wide = int(max(pi_widths[1:].max(), vf_widths[1:].max()))
         self._h = np.zeros((threads, 2, wide), np.float32)
         self._out = np.zeros((threads, wide), np.float32)
-        self._key = (self._kernel, game._blank.dtype, self._tables.dtype, bool(self.net[-1]))
+        self._key = (self._kernel, game._blank.dtype, self._tables.dtype, bool(self.net[-1]), self._hmemory.dtype,
+                     tuple((getattr(t, "dtype", type(t)), np.ndim(t)) for t in self._htables))
         self._grow(nodes)
 
     def _grow(self, capacity: int) -> None:
@@ -310,4 +376,6 @@ class NetSearcher(Searcher):
         return (root_bytes, self._tables, seats, sims, exploration, gens, resume, self._scratch, self._scratch_bytes,
                 self._child, self._visits, self._value, self._avail, self._logits, self._evaluated, self.nodes,
                 self._masks, self._paths, self._rets, self._obs, self._x, self._h, self._out, out_visits, out_value,
-                self._obs_at, self.net, self.mix, self.max_rollout, self._fresh, self._estimates)
+                self._obs_at, self.net, self.mix, self.max_rollout, self._fresh, self._estimates,
+                (self._hmemory, self._hrows, self._hobs, self._masks, self._hout, self._htables), self.by_heuristic,
+                self.prior_weight)

@@ -259,21 +259,7 @@ class Searcher:
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
         self.game, self.threads, self.max_rollout, self.rollout = game, threads, max_rollout, rollout
-        heuristic = None
-        if rollout == "heuristic":
-            from baralho.envs import game_module, has_module
-
-            if not has_module(game.env_id, "fast_heuristic"):
-                raise NotImplementedError(f"{game.env_id}: no compiled heuristic (the Python search runs)")
-            heuristic = game_module(game.env_id, "fast_heuristic")
-            self._hmemory = np.zeros(threads, heuristic.memory_dtype(game.reference))
-            self.reset_heuristic(heuristic_seed)
-            self._htables = tuple(heuristic.heuristic_tables(game.reference))
-            self._hobs = np.zeros((threads, game.obs_layout.size), game.obs_layout.dtype)
-        else:                         # the random rollout reads none of these
-            self._hmemory, self._htables = np.zeros(threads, np.int64), ()
-            self._hobs = np.zeros((threads, 1), np.int8)
-        self._hrows, self._hout = np.arange(threads, dtype=np.int64), np.zeros(threads, np.int64)
+        heuristic = self._heuristic(game, threads, heuristic_seed) if rollout == "heuristic" else self._no_heuristic()
         self._slots(game, threads, search_kernels(game.fast, threads > 1, heuristic))
         # the argument types are the game's record and table layouts (every other argument is of
         # a fixed type): a new Searcher of the same layouts (an agent bound to each new game's env)
@@ -281,6 +267,27 @@ class Searcher:
         self._key = (self._kernel, game._blank.dtype, self._tables.dtype, self._hmemory.dtype,
                      tuple((getattr(t, "dtype", type(t)), np.ndim(t)) for t in self._htables))
         self._grow(nodes)
+
+    def _heuristic(self, game, threads: int, seed: int | None) -> ModuleType:
+        """The game's compiled heuristic (its ``fast_heuristic``) for every slot: its memory rows
+        (tie noise from ``seed``, no plan), tables, and an observation and move per slot."""
+        from baralho.envs import game_module, has_module
+
+        if not has_module(game.env_id, "fast_heuristic"):
+            raise NotImplementedError(f"{game.env_id}: no compiled heuristic (the Python search runs)")
+        heuristic = game_module(game.env_id, "fast_heuristic")
+        self._hmemory = np.zeros(threads, heuristic.memory_dtype(game.reference))
+        self.reset_heuristic(seed)
+        self._htables = tuple(heuristic.heuristic_tables(game.reference))
+        self._hobs = np.zeros((threads, game.obs_layout.size), game.obs_layout.dtype)
+        self._hrows, self._hout = np.arange(threads, dtype=np.int64), np.zeros(threads, np.int64)
+        return heuristic
+
+    def _no_heuristic(self) -> None:
+        """The heuristic's arguments where the kernel reads none (of fixed types)."""
+        self._hmemory, self._htables = np.zeros(self.threads, np.int64), ()
+        self._hobs = np.zeros((self.threads, 1), np.int8)
+        self._hrows, self._hout = np.arange(self.threads, dtype=np.int64), np.zeros(self.threads, np.int64)
 
     def _slots(self, game, threads: int, kernel) -> None:
         """What every search kernel reads per tree slot (net_search.NetSearcher's too): the game's

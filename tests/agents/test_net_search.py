@@ -18,7 +18,7 @@ from baralho.training.batch_policy import forward as torch_forward  # noqa: E402
 from baralho.training.batch_policy import inputs  # noqa: E402
 from baralho.zoo import zoo_path  # noqa: E402
 
-NETS = ["rodizio_v1", "chuche_v1"]       # the zoo policies without the heuristic prior
+NETS = ["rodizio_v1", "chuche_v1"]       # the zoo policies without the heuristic prior (values at leaves)
 
 
 def _position(env_id: str, seed: int, engine: str | None = None, **config):
@@ -118,13 +118,52 @@ def test_the_net_search_plays_whole_games_within_the_mask():
             env.step(move)
 
 
+@pytest.mark.parametrize("env_id", ["roda_de_samba_v1", "scala40_v1"])
+def test_a_net_with_the_heuristic_prior_reads_its_hint_alike_on_both_engines(env_id):
+    """The zoo nets that read the heuristic's move (the prior): the kernel asks the compiled
+    heuristic at each node where the Python search asks heuristic.py, and the two searches agree
+    (rollouts: random, then the heuristic's)."""
+    for spec in ("ismcts:24:p", "ismcts:24:ph"):
+        for seed in range(2):
+            move, visits, values = _play(env_id, spec, seed, None, mix=1.0)
+            move_py, visits_py, values_py = _play(env_id, spec, seed, "reference", mix=1.0)
+            assert move == move_py and (visits == visits_py).all() and visits.sum() == 24
+            np.testing.assert_allclose(values, values_py, atol=1e-4)
+
+
+def test_the_hint_moves_the_prior():
+    """The same search with the hint taken away (prior_weight 0 and no hint column) plays other visits."""
+    env = _position("roda_de_samba_v1", 0)
+    game = env.unwrapped.game
+    policy, _ = load_policy(zoo_path("roda_de_samba_v1"), "roda_de_samba_v1")
+    hinted = NetSearcher(game, policy, mix=1.0)
+    assert hinted.prior_weight > 0
+    from baralho.core.search import generator_words
+
+    state, seat = env.unwrapped.game_state, env.unwrapped.agent_selection
+    seat = env.possible_agents.index(seat)
+    visits, _ = hinted.search_one(state, seat, 60, 1.5, generator_words(np.random.default_rng(0))[None].copy())
+    assert visits.sum() == 60
+    with pytest.raises(ValueError, match="reads"):
+        NetSearcher(game, policy, mix=1.0, prior_weight=0.0)        # the net reads one more column per action
+
+
+def test_heuristic_rollouts_under_the_net_draw_alike_on_both_engines():
+    for seed in range(2):
+        move, visits, values = _play("chuche_v1", "ismcts:30:ph", seed, None, mix=1.0)
+        move_py, visits_py, values_py = _play("chuche_v1", "ismcts:30:ph", seed, "reference", mix=1.0)
+        assert move == move_py and (visits == visits_py).all()
+        np.testing.assert_allclose(values, values_py, atol=1e-4)
+
+
 def test_bad_net_specs_say_what_is_wrong():
     with pytest.raises(ValueError, match="ismcts:N:p"):
         make_agent("ismcts:20:h:somewhere", "rodizio_v1")
     agent = make_agent("ismcts:20:p", "roda_de_samba_v1")       # its zoo net asks the heuristic (prior)
-    with pytest.raises(NotImplementedError, match="prior"):
+    agent.mix = 0.5
+    with pytest.raises(ValueError, match="mix=1"):                # its values are for its own turns only
         bind_if_needed(agent, baralho.make("roda_de_samba_v1"))
-    with pytest.raises(ValueError, match="neither"):
+    with pytest.raises(ValueError, match="not :g"):
         from baralho.agents.ismcts import ISMCTSAgent
 
-        ISMCTSAgent(simulations=10, rollout="heuristic", policy="")
+        ISMCTSAgent(simulations=10, guided=True, policy="")

@@ -68,6 +68,13 @@ def heuristic_tables(game) -> tuple:
     return (np.array([f[name].start for name in FIELDS], np.int64),)
 
 
+@jit
+def forget_one(memory, row) -> None:
+    """``self.plan = []`` for row ``row`` (what ``BatchHeuristic.forget`` writes): its next call plans
+    afresh (the net-guided search asks the heuristic at nodes of many positions)."""
+    memory[row].plan_len = 0
+
+
 @jit(entry=True)   # compiled.jit; the kernels below it are compiled.LINKED into it, one version each
 def act_batch(memory, envs, obs, mask, out, at):
     found, search = _found(), _search()     # scratch for every env of the batch
