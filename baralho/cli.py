@@ -234,7 +234,7 @@ def replay(args: argparse.Namespace) -> int:
 AGENT_SPECS = ("random · heuristic (the game's rule-based player) · ismcts:N (N simulations a move) · "
                "ismcts:Ts (T seconds a move) · ismcts:N:h (heuristic rollouts) · ismcts:N:g (guided: the "
                "heuristic proposes, the search checks key decisions) · ismcts:N:p[:PATH] (guided by a policy "
-               "net: the zoo's, or PATH's) · ppo (the env's zoo model) · "
+               "net: the zoo's, or PATH's; :ph with heuristic rollouts) · ppo (the env's zoo model) · "
                "ppo:PATH (a policy card .json written by baralho train)")
 
 

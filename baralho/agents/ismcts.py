@@ -184,8 +184,8 @@ class ISMCTSAgent:
             hinted = self._net[1].get("prior", "none") != "none"
             if self.c is None:
                 self.c = float(trained.get("exploration", 1.5))
-            if self.mix is None:        # a net that reads the heuristic's hint has values for its own turns only
-                self.mix = float(trained.get("mix", 1.0 if hinted else 0.0))
+            if self.mix is None:        # rollouts by default: a self-play net's value head guides less than one
+                self.mix = float(trained.get("mix", 1.0))   # rollout (measured: benchmarks/RESULTS.md)
         hinted = self._net[1].get("prior", "none") != "none"
         if (hinted or self.rollout == "heuristic") and self._policy is None:
             from baralho.agents.base import heuristic_for  # the Python search's hints and rollouts
