@@ -23,6 +23,7 @@ import io
 import json
 import platform
 import pstats
+import re
 import time
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -422,7 +423,21 @@ def ladder_section(stamp: str | None = None) -> list[str]:
         body = path.read_text().replace("# Tournament", "### Tournament").replace("![head to head](",
                                                                                 "![head to head](ladder/")
         md += [body, ""]
+    equal = sorted((HERE / "ladder" / "equal_time").glob("*.md"))
+    if equal:
+        md += [EQUAL_TIME, "",
+               "The net-guided search (`ismcts:Ts:p`: PUCT with the zoo net's policy as prior, random rollouts) "
+               "against the plain compiled search (`ismcts:Ts`: UCB, random rollouts) with the same seconds per "
+               "move, 2 players, every deal from both seats, alone on the machine (`baralho tournament ENV "
+               "--agents ismcts:Ts:p ismcts:Ts --games 600 --out benchmarks/ladder/equal_time`).", ""]
+        for path in equal:
+            body = re.sub(r"^#+ ", "#### ", path.read_text(), flags=re.M).replace(   # below this heading
+                "![head to head](", "![head to head](ladder/equal_time/")
+            md += [body, ""]
     return md
+
+
+EQUAL_TIME = "### Net-guided search against plain search, equal time per move"
 
 
 LONG_RUNS = "Long runs (`python -m benchmarks.fuzz --games 100000 --workers 2 --out benchmarks/fuzz_runs`"
