@@ -181,7 +181,6 @@ class ISMCTSAgent:
                                  f"name one, ismcts:N:p:PATH")
             self._net = load_policy(path, game.env_id, dataclasses.asdict(game.config))
             trained = self._net[1].get("search") or {}        # how an expert iteration run searched with it
-            hinted = self._net[1].get("prior", "none") != "none"
             if self.c is None:
                 self.c = float(trained.get("exploration", 1.5))
             if self.mix is None:        # rollouts by default: a self-play net's value head guides less than one
@@ -377,7 +376,8 @@ class ISMCTSAgent:
                 ret = game.returns(s)
                 break
             actor = game.current_player(s)
-            legal = np.flatnonzero(game.legal_mask(s)).tolist()
+            mask = game.legal_mask(s)
+            legal = np.flatnonzero(mask).tolist()
             if not node.seen and path:
                 node.seen = True
                 ret = [0.0] * game.num_players
@@ -393,7 +393,6 @@ class ISMCTSAgent:
             if len(legal) > 1:                   # a forced move needs no prior
                 if node.logits is None:
                     node.seen = True
-                    mask = game.legal_mask(s)
                     node.logits = self._net_outputs(game.observe(s, actor), self._hint(game, s, actor, mask))[0]
                 top = max(float(node.logits[a]) for a in legal)
                 total = sum(math.exp(float(node.logits[a]) - top) for a in legal)

@@ -348,9 +348,8 @@ class NetSearcher(Searcher):
                              f"only: its values are not an estimate of every seat's; use mix=1 (rollouts)")
         self.prior_weight = np.float32(prior_weight)
         self.by_heuristic = rollout == "heuristic"
-        self.threads = threads
         heuristic = (self._heuristic(game, threads, heuristic_seed) if (hinted or self.by_heuristic)
-                     else self._no_heuristic())
+                     else self._no_heuristic(threads))
         self._slots(game, threads, net_search_kernels(game.fast, threads > 1, heuristic))
         self._estimates = np.zeros((threads, self.P), np.float64)
         self._obs = np.zeros((threads, size), game.obs_layout.dtype)

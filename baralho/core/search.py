@@ -259,7 +259,8 @@ class Searcher:
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
         self.game, self.threads, self.max_rollout, self.rollout = game, threads, max_rollout, rollout
-        heuristic = self._heuristic(game, threads, heuristic_seed) if rollout == "heuristic" else self._no_heuristic()
+        heuristic = (self._heuristic(game, threads, heuristic_seed) if rollout == "heuristic"
+                     else self._no_heuristic(threads))
         self._slots(game, threads, search_kernels(game.fast, threads > 1, heuristic))
         # the argument types are the game's record and table layouts (every other argument is of
         # a fixed type): a new Searcher of the same layouts (an agent bound to each new game's env)
@@ -283,11 +284,11 @@ class Searcher:
         self._hrows, self._hout = np.arange(threads, dtype=np.int64), np.zeros(threads, np.int64)
         return heuristic
 
-    def _no_heuristic(self) -> None:
+    def _no_heuristic(self, threads: int) -> None:
         """The heuristic's arguments where the kernel reads none (of fixed types)."""
-        self._hmemory, self._htables = np.zeros(self.threads, np.int64), ()
-        self._hobs = np.zeros((self.threads, 1), np.int8)
-        self._hrows, self._hout = np.arange(self.threads, dtype=np.int64), np.zeros(self.threads, np.int64)
+        self._hmemory, self._htables = np.zeros(threads, np.int64), ()
+        self._hobs = np.zeros((threads, 1), np.int8)
+        self._hrows, self._hout = np.arange(threads, dtype=np.int64), np.zeros(threads, np.int64)
 
     def _slots(self, game, threads: int, kernel) -> None:
         """What every search kernel reads per tree slot (net_search.NetSearcher's too): the game's

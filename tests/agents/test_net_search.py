@@ -65,23 +65,27 @@ def _play(env_id: str, spec: str, seed: int, engine: str | None, mix: float = 0.
     return move, agent.root_visits.copy(), agent.root_values.copy()
 
 
+def _engines_agree(env_id: str, spec: str, seed: int, mix: float = 0.0, **config):
+    """The compiled search and its Python twin from the same position and seed: the same move, the
+    same root visits and (to float error) values; returns the compiled (move, visits)."""
+    move, visits, values = _play(env_id, spec, seed, None, mix, **config)
+    move_py, visits_py, values_py = _play(env_id, spec, seed, "reference", mix, **config)
+    assert move == move_py and (visits == visits_py).all()
+    np.testing.assert_allclose(values, values_py, atol=1e-4)
+    return move, visits
+
+
 @pytest.mark.parametrize("env_id", NETS)
 def test_compiled_and_python_net_searches_agree(env_id):
     for seed in range(4):
-        move, visits, values = _play(env_id, "ismcts:40:p", seed, None)
-        move_py, visits_py, values_py = _play(env_id, "ismcts:40:p", seed, "reference")
-        assert move == move_py and (visits == visits_py).all()
-        np.testing.assert_allclose(values, values_py, atol=1e-4)
+        move, visits = _engines_agree(env_id, "ismcts:40:p", seed)
         assert visits.sum() == 40            # the root gets its prior at once: every simulation backs up
         assert visits[move] == visits.max()
 
 
 def test_rollouts_mixed_in_draw_alike_on_both_engines():
     for seed in range(3):
-        move, visits, values = _play("rodizio_v1", "ismcts:50:p", seed, None, mix=0.5)
-        move_py, visits_py, values_py = _play("rodizio_v1", "ismcts:50:p", seed, "reference", mix=0.5)
-        assert move == move_py and (visits == visits_py).all()
-        np.testing.assert_allclose(values, values_py, atol=1e-4)
+        _engines_agree("rodizio_v1", "ismcts:50:p", seed, mix=0.5)
     unmixed = _play("rodizio_v1", "ismcts:50:p", 0, None)[2]
     assert not np.allclose(unmixed, _play("rodizio_v1", "ismcts:50:p", 0, None, mix=0.5)[2])
 
@@ -125,14 +129,12 @@ def test_a_net_with_the_heuristic_prior_reads_its_hint_alike_on_both_engines(env
     (rollouts: random, then the heuristic's)."""
     for spec in ("ismcts:24:p", "ismcts:24:ph"):
         for seed in range(2):
-            move, visits, values = _play(env_id, spec, seed, None, mix=1.0)
-            move_py, visits_py, values_py = _play(env_id, spec, seed, "reference", mix=1.0)
-            assert move == move_py and (visits == visits_py).all() and visits.sum() == 24
-            np.testing.assert_allclose(values, values_py, atol=1e-4)
+            assert _engines_agree(env_id, spec, seed, mix=1.0)[1].sum() == 24
 
 
-def test_the_hint_moves_the_prior():
-    """The same search with the hint taken away (prior_weight 0 and no hint column) plays other visits."""
+def test_a_hinted_net_searches_with_its_prior_weight():
+    """NetSearcher reads a hinted net's prior_weight from the policy and searches with it; told the
+    net reads no hint (prior_weight 0), it refuses the net's one extra input column per action."""
     env = _position("roda_de_samba_v1", 0)
     game = env.unwrapped.game
     policy, _ = load_policy(zoo_path("roda_de_samba_v1"), "roda_de_samba_v1")
@@ -150,10 +152,7 @@ def test_the_hint_moves_the_prior():
 
 def test_heuristic_rollouts_under_the_net_draw_alike_on_both_engines():
     for seed in range(2):
-        move, visits, values = _play("chuche_v1", "ismcts:30:ph", seed, None, mix=1.0)
-        move_py, visits_py, values_py = _play("chuche_v1", "ismcts:30:ph", seed, "reference", mix=1.0)
-        assert move == move_py and (visits == visits_py).all()
-        np.testing.assert_allclose(values, values_py, atol=1e-4)
+        _engines_agree("chuche_v1", "ismcts:30:ph", seed, mix=1.0)
 
 
 def test_bad_net_specs_say_what_is_wrong():
