@@ -147,7 +147,7 @@ class ISMCTSAgent:
 
             self._searcher = Searcher(game, rollout=self.rollout,
                                       heuristic_seed=None if self.seed is None else self.seed + 1)
-            if (before is not None and before.rollout == "heuristic" == self.rollout
+            if (before is not None and before.has_heuristic and self._searcher.has_heuristic
                     and before._hmemory.dtype == self._searcher._hmemory.dtype):
                 self._searcher._hmemory[:] = before._hmemory      # one heuristic across games, as _policy
         if self.rollout == "heuristic" and self._policy is None:
@@ -235,7 +235,7 @@ class ISMCTSAgent:
                 self._own.reset(seed=seed)
             if self._policy is not None:
                 self._policy.reset(seed=seed + 1)
-            if self._searcher is not None and self._searcher._hmemory.dtype.names:
+            if self._searcher is not None and self._searcher.has_heuristic:
                 self._searcher.reset_heuristic(seed + 1)       # the compiled twin of _policy
 
     def act(self, observation: dict[str, np.ndarray], agent_id: str) -> int:

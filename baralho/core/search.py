@@ -306,6 +306,11 @@ class Searcher:
         self._seat, self._sims = np.zeros(1, np.int64), np.zeros(1, np.int64)     # search_one's root
         self._entry = None
 
+    @property
+    def has_heuristic(self) -> bool:
+        """Whether this searcher holds the compiled heuristic (rollouts or hints by it)."""
+        return bool(self._hmemory.dtype.names)
+
     def reset_heuristic(self, seed: int | None) -> None:
         """The rollouts' heuristic as ``heuristic_for(env_id, game, seed=seed)`` makes it: its tie
         noise from ``seed`` (None: fresh entropy), no plan."""

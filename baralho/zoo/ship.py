@@ -103,7 +103,8 @@ def selfplay_lines(summary: dict, command: str) -> list[str]:
     ]
 
 
-def model_card(summary: dict, curve: str, size: int, alone: bool = False, held_out: str | None = None) -> str:
+def model_card(summary: dict, curve: str, size: int, alone: bool = False,
+               held_out: str | list[str] | None = None) -> str:
     """The markdown card of a run, from its summary.json (and ``held_out``: an evaluation on other deals,
     as ``baralho evaluate`` printed it, with the command that printed it as its first line)."""
     final, base = summary["final"], summary["baseline"]
@@ -130,10 +131,12 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False, held_o
               "## Win rates against the heuristic (every deal from every seat, Wilson 95% CI)", "",
               f"- **Policy (deterministic) vs heuristic: {rate(final)}**",
               f"- heuristic vs heuristic, same deals: {rate(base)}", ""]
+    held_out = [held_out] if isinstance(held_out, str) else held_out or []
     if held_out:
-        command, _, table = held_out.strip().partition("\n")
-        lines += ["## On deals it was not evaluated on during training", "", f"`{command.strip()}`:", "",
-                  table.strip().replace("### ", "#### "), ""]
+        lines += ["## On deals it was not evaluated on during training", ""]
+    for text in held_out:               # each: the command, then what it printed
+        command, _, table = text.strip().partition("\n")
+        lines += [f"`{command.strip()}`:", "", table.strip().replace("### ", "#### "), ""]
     lines += ["## Learning curve", "", f"![learning curve]({curve})", "",
               "| decisions | win rate vs heuristic | 95% CI |", "|---:|---:|---|"]
     lines += [f"| {e['decisions']:,} | {e['win_rate']:.3f} | [{e['ci_low']:.3f}, {e['ci_high']:.3f}] |"
@@ -142,7 +145,7 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False, held_o
 
 
 def ship(run: str | Path, to: str | Path | None = None, alone: bool = False,
-         held_out: str | Path | None = None) -> Path:
+         held_out: str | Path | list[str | Path] | None = None) -> Path:
     """Copy the run's policy into ``to`` (default baralho/zoo/v1) as NAME.json/.npz, with NAME.md (the
     card) and NAME_curve.png, NAME the env id (``zoo_name``: ENV_ID_3p at 3 players); returns the card."""
     from baralho.zoo import V1, export
@@ -164,7 +167,8 @@ def ship(run: str | Path, to: str | Path | None = None, alone: bool = False,
     curve = f"{name}_curve.png"
     plot(summary, to / curve)
     card = to / f"{name}.md"
-    card.write_text(model_card(summary, curve, size, alone, Path(held_out).read_text() if held_out else None))
+    held = [held_out] if isinstance(held_out, (str, Path)) else held_out or []
+    card.write_text(model_card(summary, curve, size, alone, [Path(f).read_text() for f in held]))
     return card
 
 
@@ -175,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--alone", action="store_true",
                    help="the card states that nothing else ran on the machine during the run (say it only "
                         "when it is true: issue 24's figures count only then)")
-    p.add_argument("--held-out", default=None,
-                   help="a file holding the command of a `baralho evaluate` on other deals, then what it printed: "
-                        "quoted in the card")
+    p.add_argument("--held-out", nargs="+", default=None, metavar="FILE",
+                   help="files each holding the command of a `baralho evaluate` on other deals, then what it "
+                        "printed: quoted in the card, in order")
     args = p.parse_args(argv)
     print(ship(args.run, args.to, args.alone, args.held_out))
     return 0

@@ -45,6 +45,14 @@ def test_a_tiny_run_ships_as_a_zoo_policy_with_its_model_card(tmp_path, monkeypa
     assert "## On deals it was not evaluated on during training" in text
     assert "`baralho evaluate ppo rodizio_v1 --one-seat --seed 4242`:" in text and "#### rodizio_v1 · 2 players" in text
 
+    # several, from the command line: each quoted with its command, in order, under one heading
+    again = tmp_path / "held_out_2.md"
+    again.write_text("baralho evaluate ppo rodizio_v1 --one-seat --seed 77\n### rodizio_v1 · again\n\n| c |\n")
+    assert S.main([str(run), "--to", str(zoo), "--held-out", str(held), str(again)]) == 0
+    text = (zoo / "rodizio_v1.md").read_text()
+    assert text.count("## On deals it was not evaluated on during training") == 1
+    assert text.index("--seed 4242`:") < text.index("--seed 77`:") < text.index("#### rodizio_v1 · again")
+
 
 def test_a_run_without_a_final_evaluation_or_too_big_is_refused(tmp_path, monkeypatch):
     run = sp.train(sp.config_for("rodizio_v1", num_envs=8, rollout=8, decisions=64, eval_games=2,
