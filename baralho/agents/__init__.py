@@ -5,7 +5,8 @@
 per move) · ``ismcts:200:h`` (heuristic rollouts) · ``ismcts:30:g`` (guided: searches
 only the game's key decisions, the heuristic plays the rest; see agents/guides.py) ·
 ``ismcts:200:p`` (guided by the env's zoo policy net: PUCT with its policy as prior, random
-rollouts at the leaves, or its value where an expert-iteration card says so; see
+rollouts at the leaves, or its value where an expert-iteration card says so; the card's
+``search`` may also flatten the prior (``temperature``, measured per game); see
 core/net_search.py) · ``ismcts:200:p:PATH`` (by a policy file) · ``ismcts:200:ph`` (with heuristic rollouts) ·
 ``ppo:PATH`` (a trained policy, PATH.json + PATH.npz: weights only, see
 agents/policy.py; SB3 zips are refused, they unpickle) · ``ppo`` (the env's zoo model).

@@ -56,8 +56,8 @@ class _Node:
     value: dict[int, float] = field(default_factory=dict)
     avail: dict[int, int] = field(default_factory=dict)
     children: dict[int, _Node] = field(default_factory=dict)
-    seen: bool = False                      # net-guided: reached once (a leaf's estimate backed up)
-    logits: np.ndarray | None = None        # net-guided: the policy net's logits, from the second visit
+    reached: int = 0                        # net-guided: how often (a leaf's estimate backed up at the first)
+    logits: np.ndarray | None = None        # net-guided: the policy net's logits, from the prior_visits-th visit
 
 
 class ISMCTSAgent:
@@ -77,7 +77,8 @@ class ISMCTSAgent:
                  rollout: str = "random", guided: bool = False, rollout_depth: int | None = None,
                  confidence: float | None = None, tree: bool | None = None, belief_tries: int = 30,
                  race: float | None = None, race_min: int = 8, policy: str | None = None,
-                 mix: float | None = None) -> None:
+                 mix: float | None = None, prior_visits: int | None = None,
+                 temperature: float | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
@@ -115,6 +116,13 @@ class ISMCTSAgent:
             raise ValueError(f"mix={mix!r} must be in [0, 1]")
         # net-guided: the share of a random rollout in a new node's estimate (None: the card's, else 0)
         self.mix = mix
+        if prior_visits is not None or temperature is not None:
+            from baralho.core.net_search import check_prior
+
+            check_prior(2 if prior_visits is None else prior_visits, 1.0 if temperature is None else temperature)
+        # net-guided: a node's visit at which the net is asked (None: the card's, else 2: the first
+        # walk through it) and the prior's temperature (None: the card's, else 1)
+        self.prior_visits, self.temperature = prior_visits, temperature
         self._net = None               # (SB3 policy, its card) once bound
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -185,6 +193,10 @@ class ISMCTSAgent:
                 self.c = float(trained.get("exploration", 1.5))
             if self.mix is None:        # rollouts by default: a self-play net's value head guides less than one
                 self.mix = float(trained.get("mix", 1.0))   # rollout (measured: benchmarks/RESULTS.md)
+            if self.prior_visits is None:
+                self.prior_visits = int(trained.get("prior_visits", 2))
+            if self.temperature is None:
+                self.temperature = float(trained.get("temperature", 1.0))
         hinted = self._net[1].get("prior", "none") != "none"
         if (hinted or self.rollout == "heuristic") and self._policy is None:
             from baralho.agents.base import heuristic_for  # the Python search's hints and rollouts
@@ -198,7 +210,8 @@ class ISMCTSAgent:
             from baralho.core.net_search import NetSearcher
 
             self._searcher = NetSearcher(game, self._net[0], mix=self.mix, max_rollout=self.max_rollout,
-                                         rollout=self.rollout,
+                                         rollout=self.rollout, prior_visits=self.prior_visits,
+                                         temperature=self.temperature,
                                          heuristic_seed=None if self.seed is None else self.seed + 1)
 
     def _net_outputs(self, observation: np.ndarray, hint: int = -1) -> tuple[np.ndarray, float]:
@@ -367,8 +380,9 @@ class ISMCTSAgent:
     def _iterate_net(self, game, s, root: _Node, rng: np.random.Generator) -> None:
         """One simulation of the net-guided search (core/net_search.py's, for the reference engine):
         PUCT down the tree; a new leaf backs up the value net's estimate for every seat and/or a
-        random rollout's returns (``mix``; a finished game, its returns); at its second visit (the
-        root: its first) it gets the policy net's logits from its actor's observation."""
+        random rollout's returns (``mix``; a finished game, its returns); at its ``prior_visits``-th
+        visit (the root: its first) it gets the policy net's logits from its actor's observation,
+        divided by ``temperature`` (before: a uniform prior)."""
         path: list[tuple[_Node, int, int]] = []
         node = root
         while True:
@@ -378,8 +392,8 @@ class ISMCTSAgent:
             actor = game.current_player(s)
             mask = game.legal_mask(s)
             legal = np.flatnonzero(mask).tolist()
-            if not node.seen and path:
-                node.seen = True
+            if not node.reached and path:
+                node.reached = 1
                 ret = [0.0] * game.num_players
                 if self.mix < 1:
                     ret = [self._net_outputs(game.observe(s, p))[1] for p in range(game.num_players)]
@@ -391,16 +405,20 @@ class ISMCTSAgent:
                 node.avail[a] = node.avail.get(a, 0) + 1
             best = legal[0]
             if len(legal) > 1:                   # a forced move needs no prior
-                if node.logits is None:
-                    node.seen = True
-                    node.logits = self._net_outputs(game.observe(s, actor), self._hint(game, s, actor, mask))[0]
-                top = max(float(node.logits[a]) for a in legal)
-                total = sum(math.exp(float(node.logits[a]) - top) for a in legal)
+                if node.logits is None and path and node.reached + 1 < self.prior_visits:
+                    node.reached += 1            # walked through, not yet at its prior's visit
+                elif node.logits is None:
+                    logits = self._net_outputs(game.observe(s, actor), self._hint(game, s, actor, mask))[0]
+                    node.logits = (logits.astype(np.float64) / self.temperature).astype(np.float32)   # as numba's
+                if node.logits is not None:
+                    top = max(float(node.logits[a]) for a in legal)
+                    total = sum(math.exp(float(node.logits[a]) - top) for a in legal)
                 best, best_score = -1, -math.inf
                 for a in legal:
                     n = node.visits.get(a, 0)
                     q = node.value[a] / n if n else 0.0
-                    prior = math.exp(float(node.logits[a]) - top) / total
+                    prior = (math.exp(float(node.logits[a]) - top) / total if node.logits is not None
+                             else 1.0 / len(legal))
                     score = q + self.c * prior * math.sqrt(node.avail[a]) / (1 + n)
                     if score > best_score:
                         best, best_score = a, score

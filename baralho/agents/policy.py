@@ -36,6 +36,8 @@ FORMAT, VERSION = "baralho-policy", 1
 ACTIVATIONS = ("tanh", "relu")          # torch.nn.Tanh (SB3's PPO default), torch.nn.ReLU
 INPUTS = ("raw", "symlog")              # the observation as it is, or SymlogInputs
 PRIORS = ("none", "heuristic")          # the logits as the net gives them, or plus a bonus on the heuristic's move
+#: what a card's "search" may set for ismcts:N:p (ISMCTSAgent's arguments of the same names)
+SEARCH_KEYS = {"exploration", "mix", "prior_visits", "temperature"}
 MAX_CARD_BYTES = 1 << 20
 MAX_PTH_BYTES = 1 << 30
 #: the most float32 weights a policy may hold (64M parameters; the zoo's policies are under 10 MB):
@@ -128,10 +130,11 @@ def read_card(path: str | Path) -> dict:
           and all(isinstance(net, list) and len(net) <= 16 for net in arch.values()))
     shape, actions = card.get("observation_shape"), card.get("num_actions")
     ok = ok and isinstance(shape, list) and len(shape) == 1 and all(_count(n) for n in shape) and _count(actions)
-    search = card.get("search", {})          # an expert iteration net: how its search ran (ismcts:N:p reads it)
-    ok = ok and isinstance(search, dict) and set(search) <= {"exploration", "mix"} and all(
+    search = card.get("search", {})          # how ismcts:N:p searches with the net (an expert iteration run's,
+    ok = ok and isinstance(search, dict) and set(search) <= SEARCH_KEYS and all(     # or measured for a zoo net)
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-        for v in search.values()) and search.get("mix", 0) <= 1
+        for v in search.values()) and search.get("mix", 0) <= 1 and search.get("temperature", 1) > 0 \
+        and search.get("prior_visits", 2) in range(2, 128)
     if not ok:
         raise PolicyError(f"{card_path}: malformed policy card (env_id, config, observation_shape, num_actions, "
                           f"net_arch, activation, inputs, prior or search); give the .json that baralho train or "

@@ -13,16 +13,18 @@ of action histories over determinizations, availability counts), on the game's c
   value net from every seat's own observation, or with ``mix`` > 0 a random rollout from it whose
   returns are mixed in (AlphaGo's leaf evaluation: a new net's values say little; ``mix`` = 1:
   the rollout alone, no value pass); a finished game backs up its returns;
-- a node gets its prior at its second visit (the root at its first): the policy net's logits
-  from the acting seat's observation, kept for the node (a node with one legal move in this
+- a node gets its prior at its ``prior_visits``-th visit (default 2: the first walk through it;
+  the root at its first; before it, a uniform prior): the policy net's logits from the acting
+  seat's observation divided by ``temperature`` (above 1: flatter; a zoo card's ``search``
+  sets it where measured), kept for the node (a node with one legal move in this
   determinization takes it and asks nothing). Most nodes of a tree are leaves reached
   once, whose prior would never be read: asking the net only when a node is walked through
   spends one policy pass per inner node, not one per simulation.
 
 The net is the policy file's own (``agents/policy.py``: SB3's MLP, raw or symlog inputs), read
 here as flat float32 arrays (``net_arrays``) and run by ``mlp`` in the kernel; a policy with the
-heuristic prior (its card's ``prior``) needs the heuristic's move at every node and is not
-supported yet. The search's root visits are the policy target of expert iteration.
+heuristic prior (its card's ``prior``) reads the compiled heuristic's move at every node it is
+asked at (``_hint``). The search's root visits are the policy target of expert iteration.
 """
 
 from __future__ import annotations
@@ -65,9 +67,9 @@ def net_arrays(policy, obs_dtype) -> tuple:
             *layers("policy_net", "action_net"), *layers("value_net", "value_net"), np.bool_(relu))
 
 
-#: a node's state in ``evaluated``: not reached yet; reached once (a leaf: its estimate backed up);
-#: its prior (the policy net's logits) known
-UNSEEN, SEEN, PRIOR = 0, 2, 1
+#: a node's state in ``evaluated``: not reached yet, or its prior (the policy net's logits) known;
+#: between them, how often it was reached (once: a leaf, its estimate backed up)
+UNSEEN, PRIOR = 0, -1
 
 
 @jit(entry=True)
@@ -163,9 +165,10 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
 
     def run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
             avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at,
-            net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior_weight, first, last, slot) -> None:
+            net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior, first, last, slot) -> None:
         d = tables[0]
         hmemory, hrows, hobs, hmasks, hout, htables = heur
+        prior_weight, prior_visits, temperature = prior
         A = masks.shape[1]
         lut, scale, pi_w, pi_b, pi_widths, vf_w, vf_b, vf_widths, relu = net
         width, zero = obs.shape[1], len(lut) // 2
@@ -195,8 +198,8 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
                         returns(s, d, ret)
                         break
                     legal_mask(s, d, mask)
-                    if t_eval[node] == 0 and depth > 0:       # a new leaf: its estimate, no prior yet
-                        t_eval[node] = SEEN
+                    if t_eval[node] == UNSEEN and depth > 0:  # a new leaf: its estimate, no prior yet
+                        t_eval[node] = 1
                         if mix < 1:                           # the value net, from every seat's observation
                             for p in range(ret.size):
                                 observe(s, d, obs_at, p, o)
@@ -223,7 +226,9 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
                             t_avail[node, a] += 1
                             count += 1
                             best = a
-                    if count > 1 and t_eval[node] != PRIOR:   # the root, or a leaf's second visit: the policy
+                    if count > 1 and t_eval[node] != PRIOR and depth > 0 and t_eval[node] + 1 < prior_visits:
+                        t_eval[node] += 1                     # walked through, not yet at its prior's visit
+                    elif count > 1 and t_eval[node] != PRIOR:  # the root, or a node's prior_visits-th visit
                         hint = hint_of(s, d, actor, mask, slot, heur, obs_at) if prior_weight != 0 else -1
                         observe(s, d, obs_at, actor, o)       # (a forced move needs none)
                         inputs(o, lut, scale, xs)
@@ -236,22 +241,26 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
                             t_logits[node, b] = outs[b]
                         if prior_weight != 0:
                             t_logits[node, hint] += prior_weight
+                        for b in range(A):                    # its temperature
+                            t_logits[node, b] /= temperature
                         t_eval[node] = PRIOR
                     if count > 1:
-                        top = -math.inf                       # the prior: softmax over the legal actions
-                        for a in range(A):
-                            if mask[a]:
-                                top = max(top, t_logits[node, a])
-                        total = 0.0
-                        for a in range(A):
-                            if mask[a]:
-                                total += math.exp(t_logits[node, a] - top)
+                        known = t_eval[node] == PRIOR
+                        top, total = 0.0, float(count)        # the prior: uniform until it is known,
+                        if known:                             # then a softmax over the legal actions
+                            top, total = -math.inf, 0.0
+                            for a in range(A):
+                                if mask[a]:
+                                    top = max(top, t_logits[node, a])
+                            for a in range(A):
+                                if mask[a]:
+                                    total += math.exp(t_logits[node, a] - top)
                         best, best_score = -1, -math.inf      # PUCT
                         for a in range(A):
                             if mask[a]:
                                 n = t_visits[node, a]
                                 q = t_value[node, a] / n if n else 0.0
-                                p = math.exp(t_logits[node, a] - top) / total
+                                p = math.exp(t_logits[node, a] - top) / total if known else 1.0 / total
                                 score = q + c * p * math.sqrt(t_avail[node, a]) / (1 + n)
                                 if score > best_score:
                                     best, best_score = a, score
@@ -277,13 +286,13 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
         def net_search_batch_threads(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child,
                                      visits, value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h,
                                      out, out_visits, out_value, obs_at, net, mix, max_rollout, fresh, estimates, heur,
-                                     by_heuristic, prior_weight):
+                                     by_heuristic, prior):
             count, slots = len(seats), len(nodes)
             per = (count + slots - 1) // slots
             for slot in nb.prange(slots):
                 run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
                     avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value,
-                    obs_at, net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior_weight,
+                    obs_at, net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior,
                     min(slot * per, count),
                     min((slot + 1) * per, count), slot)
         return net_search_batch_threads
@@ -291,11 +300,21 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
     def net_search_batch(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits,
                          value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits,
                          out_value, obs_at, net, mix, max_rollout, fresh, estimates, heur, by_heuristic,
-                         prior_weight):
+                         prior):
         run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value, avail,
             logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at, net,
-            mix, max_rollout, fresh, estimates, heur, by_heuristic, prior_weight, 0, len(seats), 0)
+            mix, max_rollout, fresh, estimates, heur, by_heuristic, prior, 0, len(seats), 0)
     return net_search_batch
+
+
+def check_prior(prior_visits: int, temperature: float) -> None:
+    """The prior's visit (a node's count is an int8 in the tree) and temperature, or a ValueError."""
+    if isinstance(prior_visits, bool) or not isinstance(prior_visits, (int, np.integer)) \
+            or not 2 <= prior_visits <= 127:
+        raise ValueError(f"prior_visits={prior_visits!r} must be an integer in [2, 127]")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
+            or not (math.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature={temperature!r} must be a finite number above 0")
 
 
 @functools.cache
@@ -315,16 +334,20 @@ class NetSearcher(Searcher):
 
     def __init__(self, game, policy=None, threads: int = 1, nodes: int = 1024, mix: float = 0.0,
                  max_rollout: int = 10_000, net: tuple | None = None, rollout: str = "random",
-                 heuristic_seed: int | None = None, prior_weight: float | None = None) -> None:
+                 heuristic_seed: int | None = None, prior_weight: float | None = None, prior_visits: int = 2,
+                 temperature: float = 1.0) -> None:
         """``mix`` > 0: a new leaf's estimate is ``(1 - mix) * the value net's + mix * the returns of a
         rollout`` from it: random moves drawn from the search's generator, as the plain search's, or
         with ``rollout="heuristic"`` the game's compiled heuristic's (as ``Searcher``'s). A policy
         with the heuristic prior reads the heuristic's move at every node it is asked at (its
         card's ``prior``); its value net read that hint too, so it takes ``mix`` = 1. ``net``:
         ``net_arrays``' output in place of ``policy`` (a process without torch: a Ray worker),
-        with ``prior_weight`` if that net reads the hint."""
+        with ``prior_weight`` if that net reads the hint. A node other than the root asks the policy
+        net at its ``prior_visits``-th visit (2: the first walk through it; before it, the prior is
+        uniform), and its logits are divided by ``temperature`` (above 1: a flatter prior)."""
         if not 0.0 <= mix <= 1.0:
             raise ValueError(f"mix={mix!r} must be in [0, 1]")
+        check_prior(prior_visits, temperature)
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
         self.mix, self.max_rollout = float(mix), max_rollout
@@ -347,6 +370,7 @@ class NetSearcher(Searcher):
             raise ValueError(f"{game.env_id}: this policy reads the heuristic's move (its prior), at its own turns "
                              f"only: its values are not an estimate of every seat's; use mix=1 (rollouts)")
         self.prior_weight = np.float32(prior_weight)
+        self.prior_visits, self.temperature = np.int64(prior_visits), np.float64(temperature)
         self.by_heuristic = rollout == "heuristic"
         heuristic = (self._heuristic(game, threads, heuristic_seed) if (hinted or self.by_heuristic)
                      else self._no_heuristic(threads))
@@ -377,4 +401,4 @@ class NetSearcher(Searcher):
                 self._masks, self._paths, self._rets, self._obs, self._x, self._h, self._out, out_visits, out_value,
                 self._obs_at, self.net, self.mix, self.max_rollout, self._fresh, self._estimates,
                 (self._hmemory, self._hrows, self._hobs, self._masks, self._hout, self._htables), self.by_heuristic,
-                self.prior_weight)
+                (self.prior_weight, self.prior_visits, self.temperature))

@@ -155,6 +155,49 @@ def test_heuristic_rollouts_under_the_net_draw_alike_on_both_engines():
         _engines_agree("chuche_v1", "ismcts:30:ph", seed, mix=1.0)
 
 
+def _search_with(env_id: str, seed: int, engine: str | None, **settings):
+    """The root visits of ``ismcts:60:p`` with ISMCTSAgent ``settings`` (mix 1: rollouts)."""
+    from baralho.agents.ismcts import ISMCTSAgent
+
+    env = _position(env_id, seed, engine)
+    agent = ISMCTSAgent(simulations=60, seed=seed, policy="", mix=1.0, **settings)
+    bind_if_needed(agent, env)
+    agent.act(env.last()[0], env.agent_selection)
+    return agent.root_visits.copy()
+
+
+@pytest.mark.parametrize("env_id", NETS)
+def test_a_later_and_flatter_prior_draws_alike_on_both_engines(env_id):
+    """prior_visits (the visit a node asks the net at; before it, a uniform prior) and temperature
+    (the logits divided by it) search alike on both engines, and each changes the search."""
+    for seed in range(3):
+        settings = dict(prior_visits=4, temperature=2.5)
+        visits = _search_with(env_id, seed, None, **settings)
+        assert (visits == _search_with(env_id, seed, "reference", **settings)).all()
+    by = {(k, t): _search_with(env_id, 1, None, prior_visits=k, temperature=t) for k, t in
+          [(2, 1.0), (4, 1.0), (2, 3.0)]}
+    assert not (by[2, 1.0] == by[4, 1.0]).all() and not (by[2, 1.0] == by[2, 3.0]).all()
+
+
+def test_the_zoo_card_sets_how_its_net_searches():
+    """A zoo card's ``search`` (measured: benchmarks/RESULTS.md) is what ismcts:N:p plays with; an
+    argument overrides it; a prior that cannot be is refused."""
+    from baralho.agents.ismcts import ISMCTSAgent
+    from baralho.agents.policy import load_policy
+
+    card = load_policy(zoo_path("chuche_v1", 2), "chuche_v1")[1]
+    agent = make_agent("ismcts:20:p", "chuche_v1")
+    bind_if_needed(agent, baralho.make("chuche_v1"))
+    assert agent.temperature == card["search"]["temperature"] != 1 and agent.prior_visits == 2
+    agent = ISMCTSAgent(simulations=20, policy="", temperature=1.0, prior_visits=3)
+    bind_if_needed(agent, baralho.make("chuche_v1"))
+    assert (agent.temperature, agent.prior_visits) == (1.0, 3)
+    for bad in [dict(prior_visits=1), dict(prior_visits=128), dict(prior_visits=True), dict(temperature=0),
+                dict(temperature=-1.0), dict(temperature=float("nan")), dict(temperature=float("inf"))]:
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            ISMCTSAgent(simulations=20, policy="", **bad)
+
+
 def test_bad_net_specs_say_what_is_wrong():
     with pytest.raises(ValueError, match="ismcts:N:p"):
         make_agent("ismcts:20:h:somewhere", "rodizio_v1")

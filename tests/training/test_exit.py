@@ -152,7 +152,9 @@ def test_init_starts_from_the_zoo_net_and_refuses_one_with_the_heuristic_prior()
         ex.initial_policy(ex.ExitConfig(env_id="roda_de_samba_v1", init="zoo"))
 
 
-@pytest.mark.parametrize("search", [{"mix": 2}, {"exploration": -1}, {"exploration": "1"}, {"depth": 3}, [1]])
+@pytest.mark.parametrize("search", [{"mix": 2}, {"exploration": -1}, {"exploration": "1"}, {"depth": 3}, [1],
+                                    {"temperature": 0}, {"temperature": True}, {"prior_visits": 1},
+                                    {"prior_visits": 128}, {"prior_visits": 2.5}])
 def test_a_card_whose_search_settings_cannot_be_is_refused(tmp_path, search):
     from baralho.agents.policy import PolicyError, build_policy, load_policy, save_policy
 
