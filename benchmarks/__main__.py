@@ -423,13 +423,16 @@ def ladder_section(stamp: str | None = None) -> list[str]:
         body = path.read_text().replace("# Tournament", "### Tournament").replace("![head to head](",
                                                                                 "![head to head](ladder/")
         md += [body, ""]
-    equal = sorted((HERE / "ladder" / "equal_time").glob("*.md"))
+    equal = sorted(p for p in (HERE / "ladder" / "equal_time").glob("*.md") if p.name != "notes.md")
+    notes = HERE / "ladder" / "equal_time" / "notes.md"        # what the tournaments alone do not say
     if equal:
         md += [EQUAL_TIME, "",
                "The net-guided search (`ismcts:Ts:p`: PUCT with the zoo net's policy as prior, random rollouts) "
                "against the plain compiled search (`ismcts:Ts`: UCB, random rollouts) with the same seconds per "
                "move, 2 players, every deal from both seats, alone on the machine (`baralho tournament ENV "
                "--agents ismcts:Ts:p ismcts:Ts --games 600 --out benchmarks/ladder/equal_time`).", ""]
+        if notes.exists():
+            md += [notes.read_text().strip(), ""]
         for path in equal:
             body = re.sub(r"^#+ ", "#### ", path.read_text(), flags=re.M).replace(   # below this heading
                 "![head to head](", "![head to head](ladder/equal_time/")
