@@ -404,9 +404,17 @@ def embed_vector(out: Path, before: str) -> int:
 LADDERS = "## Agent ladders"
 
 
+def _reports(folder: Path) -> tuple[list[Path], list[str]]:
+    """The tournament reports of ``folder`` and, from its notes.md if it has one, what they alone
+    do not say (as lines to embed before them)."""
+    notes = folder / "notes.md"
+    return (sorted(p for p in folder.glob("*.md") if p != notes),
+            [notes.read_text().strip(), ""] if notes.exists() else [])
+
+
 def ladder_section(stamp: str | None = None) -> list[str]:
     """The ladders section: every report in benchmarks/ladder, after ``stamp`` if given."""
-    ladders = sorted((HERE / "ladder").glob("*.md"))
+    ladders, notes = _reports(HERE / "ladder")
     retired = sorted((HERE / "ladder" / "v0").glob("*.md"))
     if not ladders and not retired:
         return []
@@ -419,20 +427,19 @@ def ladder_section(stamp: str | None = None) -> list[str]:
                + (" No v1 ladder has been run yet." if not ladders else ""), ""]
     if stamp:
         md += [stamp, ""]
+    md += notes
     for path in ladders:
         body = path.read_text().replace("# Tournament", "### Tournament").replace("![head to head](",
                                                                                 "![head to head](ladder/")
         md += [body, ""]
-    equal = sorted(p for p in (HERE / "ladder" / "equal_time").glob("*.md") if p.name != "notes.md")
-    notes = HERE / "ladder" / "equal_time" / "notes.md"        # what the tournaments alone do not say
+    equal, notes = _reports(HERE / "ladder" / "equal_time")
     if equal:
         md += [EQUAL_TIME, "",
                "The net-guided search (`ismcts:Ts:p`: PUCT with the zoo net's policy as prior, random rollouts) "
                "against the plain compiled search (`ismcts:Ts`: UCB, random rollouts) with the same seconds per "
                "move, 2 players, every deal from both seats, alone on the machine (`baralho tournament ENV "
                "--agents ismcts:Ts:p ismcts:Ts --games 600 --out benchmarks/ladder/equal_time`).", ""]
-        if notes.exists():
-            md += [notes.read_text().strip(), ""]
+        md += notes
         for path in equal:
             body = re.sub(r"^#+ ", "#### ", path.read_text(), flags=re.M).replace(   # below this heading
                 "![head to head](", "![head to head](ladder/equal_time/")

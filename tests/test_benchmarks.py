@@ -76,10 +76,12 @@ def test_ladders_are_re_embedded_without_touching_the_measured_sections(tmp_path
     assert main(["--ladders", "--out", str(out)]) == 0
     text = out.read_text()
     assert text.startswith(measured) and "old ladder" not in text
-    current = len(list((ROOT / "benchmarks" / "ladder").glob("*.md")))
-    equal_time = len(list((ROOT / "benchmarks" / "ladder" / "equal_time").glob("*.md")))
+    current = len([p for p in (ROOT / "benchmarks" / "ladder").glob("*.md") if p.name != "notes.md"])
+    equal_time = len([p for p in (ROOT / "benchmarks" / "ladder" / "equal_time").glob("*.md") if p.name != "notes.md"])
     assert text.count("\n### Tournament: ") == current and "re-embedded by `python -m benchmarks --ladders`" in text
     assert text.count("\n#### Tournament: ") == equal_time and ("### Net-guided search" in text) == (equal_time > 0)
+    for notes in [ROOT / "benchmarks" / "ladder" / name / "notes.md" for name in ("", "equal_time")]:
+        assert not notes.exists() or notes.read_text().strip() in text      # the notes, as written
     assert "ladders of the retired v0 envs are kept in `benchmarks/ladder/v0/`" in text
     assert text.rstrip().endswith("_Total benchmark time: 600 s._")
     assert main(["--ladders", "--out", str(out)]) == 0          # again: the same section, once
