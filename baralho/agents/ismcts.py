@@ -405,11 +405,12 @@ class ISMCTSAgent:
                 node.avail[a] = node.avail.get(a, 0) + 1
             best = legal[0]
             if len(legal) > 1:                   # a forced move needs no prior
-                if node.logits is None and path and node.reached + 1 < self.prior_visits:
-                    node.reached += 1            # walked through, not yet at its prior's visit
-                elif node.logits is None:
-                    logits = self._net_outputs(game.observe(s, actor), self._hint(game, s, actor, mask))[0]
-                    node.logits = (logits.astype(np.float64) / self.temperature).astype(np.float32)   # as numba's
+                if node.logits is None:
+                    if path and node.reached + 1 < self.prior_visits:
+                        node.reached += 1        # walked through, not yet at its prior's visit
+                    else:                        # the root, or a node's prior_visits-th visit
+                        logits = self._net_outputs(game.observe(s, actor), self._hint(game, s, actor, mask))[0]
+                        node.logits = (logits.astype(np.float64) / self.temperature).astype(np.float32)  # as numba
                 if node.logits is not None:
                     top = max(float(node.logits[a]) for a in legal)
                     total = sum(math.exp(float(node.logits[a]) - top) for a in legal)

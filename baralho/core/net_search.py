@@ -226,24 +226,25 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
                             t_avail[node, a] += 1
                             count += 1
                             best = a
-                    if count > 1 and t_eval[node] != PRIOR and depth > 0 and t_eval[node] + 1 < prior_visits:
-                        t_eval[node] += 1                     # walked through, not yet at its prior's visit
-                    elif count > 1 and t_eval[node] != PRIOR:  # the root, or a node's prior_visits-th visit
-                        hint = hint_of(s, d, actor, mask, slot, heur, obs_at) if prior_weight != 0 else -1
-                        observe(s, d, obs_at, actor, o)       # (a forced move needs none)
-                        inputs(o, lut, scale, xs)
-                        if prior_weight != 0:                 # the hint, one-hot after the observation
+                    if count > 1 and t_eval[node] != PRIOR:
+                        if depth > 0 and t_eval[node] + 1 < prior_visits:
+                            t_eval[node] += 1                 # walked through, not yet at its prior's visit
+                        else:                                 # the root, or a node's prior_visits-th visit
+                            hint = hint_of(s, d, actor, mask, slot, heur, obs_at) if prior_weight != 0 else -1
+                            observe(s, d, obs_at, actor, o)   # (a forced move needs none)
+                            inputs(o, lut, scale, xs)
+                            if prior_weight != 0:             # the hint, one-hot after the observation
+                                for b in range(A):
+                                    xs[width + b] = 0.0
+                                xs[width + hint] = lut[zero + 1] * scale[width + hint]
+                            mlp(xs, pi_w, pi_b, pi_widths, relu, hs, outs)
                             for b in range(A):
-                                xs[width + b] = 0.0
-                            xs[width + hint] = lut[zero + 1] * scale[width + hint]
-                        mlp(xs, pi_w, pi_b, pi_widths, relu, hs, outs)
-                        for b in range(A):
-                            t_logits[node, b] = outs[b]
-                        if prior_weight != 0:
-                            t_logits[node, hint] += prior_weight
-                        for b in range(A):                    # its temperature
-                            t_logits[node, b] /= temperature
-                        t_eval[node] = PRIOR
+                                t_logits[node, b] = outs[b]
+                            if prior_weight != 0:
+                                t_logits[node, hint] += prior_weight
+                            for b in range(A):                # its temperature
+                                t_logits[node, b] /= temperature
+                            t_eval[node] = PRIOR
                     if count > 1:
                         known = t_eval[node] == PRIOR
                         top, total = 0.0, float(count)        # the prior: uniform until it is known,

@@ -103,10 +103,9 @@ def selfplay_lines(summary: dict, command: str) -> list[str]:
     ]
 
 
-def model_card(summary: dict, curve: str, size: int, alone: bool = False,
-               held_out: str | list[str] | None = None) -> str:
-    """The markdown card of a run, from its summary.json (and ``held_out``: an evaluation on other deals,
-    as ``baralho evaluate`` printed it, with the command that printed it as its first line)."""
+def model_card(summary: dict, curve: str, size: int, alone: bool = False, held_out: list[str] = ()) -> str:
+    """The markdown card of a run, from its summary.json (and ``held_out``: evaluations on other deals,
+    each as ``baralho evaluate`` printed it, with the command that printed it as its first line)."""
     final, base = summary["final"], summary["baseline"]
     command = (f"`{summary['command']}`" if summary.get("command")
                else "a command not recorded (the run was started from Python, not `baralho train`)")
@@ -131,7 +130,6 @@ def model_card(summary: dict, curve: str, size: int, alone: bool = False,
               "## Win rates against the heuristic (every deal from every seat, Wilson 95% CI)", "",
               f"- **Policy (deterministic) vs heuristic: {rate(final)}**",
               f"- heuristic vs heuristic, same deals: {rate(base)}", ""]
-    held_out = [held_out] if isinstance(held_out, str) else held_out or []
     if held_out:
         lines += ["## On deals it was not evaluated on during training", ""]
     for text in held_out:               # each: the command, then what it printed
