@@ -290,10 +290,14 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
                                      by_heuristic, prior):
             count, slots = len(seats), len(nodes)
             per = (count + slots - 1) // slots
+            # numba's threads (parfor) take a tuple's items as arguments, but not a tuple within a
+            # tuple (numba#9098): the heuristic's tables cross on their own
+            hmemory, hrows, hobs, hmasks, hout, htables = heur
             for slot in nb.prange(slots):
                 run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
                     avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value,
-                    obs_at, net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior,
+                    obs_at, net, mix, max_rollout, fresh, estimates, (hmemory, hrows, hobs, hmasks, hout, htables),
+                    by_heuristic, prior,
                     min(slot * per, count),
                     min((slot + 1) * per, count), slot)
         return net_search_batch_threads

@@ -286,7 +286,8 @@ class Searcher:
 
     def _no_heuristic(self, threads: int) -> None:
         """The heuristic's arguments where the kernel reads none (of fixed types)."""
-        self._hmemory, self._htables = np.zeros(threads, np.int64), ()
+        # htables: one array, not an empty tuple, which numba's threads (parfor) cannot take in
+        self._hmemory, self._htables = np.zeros(threads, np.int64), (np.zeros(1, np.int8),)
         self._hobs = np.zeros((threads, 1), np.int8)
         self._hrows, self._hout = np.arange(threads, dtype=np.int64), np.zeros(threads, np.int64)
 

@@ -155,6 +155,32 @@ def test_heuristic_rollouts_under_the_net_draw_alike_on_both_engines():
         _engines_agree("chuche_v1", "ismcts:30:ph", seed, mix=1.0)
 
 
+@pytest.mark.parametrize(("env_id", "rollout"), [("rodizio_v1", "random"), ("roda_de_samba_v1", "heuristic")])
+def test_threads_search_each_root_as_one_thread_does(env_id, rollout):
+    """The threads' kernel (numba's parfor: expert iteration's games search on it) compiles with
+    every argument the one-thread kernel takes (a net with or without the heuristic's hint, random
+    or heuristic rollouts, the prior's settings) and gives each root the visits one thread gives it
+    (with the heuristic, the roots the first thread takes: each thread's heuristic has its own
+    tie-noise memory, so the second thread's roots meet a heuristic with another history)."""
+    import baralho.vector as bv
+    from baralho.core.search import generator_words
+
+    game = baralho.make(env_id, engine="compiled").unwrapped.game
+    policy, _ = load_policy(zoo_path(env_id), env_id)
+    venv = bv.make(env_id, 5, 3, engine="compiled")
+    seats = venv.reset()[2].astype(np.int64)
+    roots, found = venv.roots(np.arange(5)), {}
+    for threads in (1, 2):
+        searcher = NetSearcher(game, policy, threads=threads, mix=1.0, rollout=rollout, heuristic_seed=4,
+                               temperature=2.0, prior_visits=3)
+        gens = np.stack([generator_words(np.random.default_rng(k)) for k in range(5)])
+        found[threads] = searcher._run(roots, seats, np.array([40, 3, 25, 40, 10]), 1.5, gens, False)
+    same = slice(None) if rollout == "random" else slice(0, 3)        # 5 roots on 2 threads: 3, then 2
+    assert (found[1][0][same] == found[2][0][same]).all()
+    np.testing.assert_array_equal(found[1][1][same], found[2][1][same])
+    assert (found[2][0].sum(1) == [40, 3, 25, 40, 10]).all()
+
+
 def _search_with(env_id: str, seed: int, engine: str | None, **settings):
     """The root visits of ``ismcts:60:p`` with ISMCTSAgent ``settings`` (mix 1: rollouts)."""
     from baralho.agents.ismcts import ISMCTSAgent
