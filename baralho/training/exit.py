@@ -8,7 +8,8 @@
 1. **Games** (``Games``). ``num_envs`` games at once in a ``baralho.vector`` batch (the compiled
    engine). At every decision with a choice, the compiled net-guided search
    (``core/net_search.py``, what ``ismcts:N:p`` plays: PUCT with the current net's policy as
-   prior and its values, mixed with a random rollout's returns by ``mix``, at new nodes)
+   prior (its logits divided by ``temperature``) and its values, mixed with a random
+   rollout's returns by ``mix``, at new nodes)
    searches every waiting game's root in one call, ``simulations`` each, on ``threads``
    threads. The move is drawn from the root's visits for a game's first ``explore_moves``
    decisions, then the most visited. Each searched decision keeps its seat's observation, the
@@ -63,6 +64,7 @@ class ExitConfig:
     simulations: int = 64              # per searched decision
     exploration: float = 1.5           # PUCT's c
     mix: float = 0.5                   # a random rollout's share in a new node's estimate (0: the net's value)
+    temperature: float = 1.0           # the games' prior: the net's logits divided by it (above 1: flatter)
     explore_moves: int = 30            # a game's first decisions drawn from the visits; the most visited after
     round_decisions: int = 4096        # searched decisions between two learning phases
     updates: int = 64                  # Adam steps per learning phase
@@ -106,12 +108,12 @@ def check(cfg: ExitConfig) -> None:
             raise ValueError(f"{key} must be an integer >= 0, got {value!r} (--{key.replace('_', '-')})")
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed < 2**32:
         raise ValueError(f"seed must be an integer in [0, 2**32), got {cfg.seed!r} (--seed)")
-    for key in ("exploration", "mix", "learning_rate", "vf_coef", "max_grad_norm"):
+    for key in ("exploration", "mix", "temperature", "learning_rate", "vf_coef", "max_grad_norm"):
         value = getattr(cfg, key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{key} must be a finite number >= 0, got {value!r} (--{key.replace('_', '-')})")
-    if cfg.mix > 1 or cfg.learning_rate == 0 or cfg.max_grad_norm == 0:
-        raise ValueError("need mix <= 1, learning_rate > 0 and max_grad_norm > 0")
+    if cfg.mix > 1 or cfg.learning_rate == 0 or cfg.max_grad_norm == 0 or cfg.temperature == 0:
+        raise ValueError("need mix <= 1, temperature > 0, learning_rate > 0 and max_grad_norm > 0")
     if cfg.max_minutes is not None and not (isinstance(cfg.max_minutes, (int, float))
                                             and math.isfinite(cfg.max_minutes) and cfg.max_minutes > 0):
         raise ValueError(f"max_minutes must be a number of minutes > 0 (or None), got {cfg.max_minutes!r}")
@@ -164,7 +166,7 @@ class Games:
         game = baralho.make(cfg.env_id, engine="compiled", **cfg.env_config).unwrapped.game
         if self.venv.roots([0]).dtype != game._blank.dtype:
             raise RuntimeError(f"{cfg.env_id}: the vector env's records are not the compiled game's")
-        self.searcher = NetSearcher(game, threads=threads, mix=cfg.mix, net=net)
+        self.searcher = NetSearcher(game, threads=threads, mix=cfg.mix, net=net, temperature=cfg.temperature)
         self.gens = np.stack([generator_words(np.random.default_rng([cfg.seed, stream, b])) for b in range(B)])
         self.rng = np.random.default_rng([cfg.seed, stream, B])
         self.obs, self.mask, self.seat = self.venv.reset()
@@ -426,6 +428,8 @@ def train(cfg: ExitConfig) -> Path:
 #: what the generated flags mean (the flags shared with the other trainers have their help in cli.py)
 HELP = dict(simulations="simulations per searched decision", exploration="PUCT's exploration constant",
             mix="a random rollout's share in a new node's estimate (0: the net's value alone)",
+            temperature="the games' prior: the net's logits divided by it (above 1: a flatter prior, the visits "
+                        "nearer the search's own)",
             explore_moves="a game's first decisions drawn from the root visits (then the most visited)",
             round_decisions="searched decisions between learning phases", updates="Adam steps per learning phase",
             minibatch="decisions per Adam step", replay="the last finished decisions learned from",
