@@ -48,8 +48,9 @@ def export(model: str | Path, out: str | Path, env_id: str | None = None, config
     from baralho.agents import policy as P
 
     if Path(model).suffix != ".zip":
-        policy, card = P.load_policy(model, env_id, config)
-        return P.save_policy(policy, out, card["env_id"], card["config"])
+        policy, card = P.load_policy(model, env_id, config)    # how its net searches goes along (checked)
+        search = {"search": card["search"]} if card.get("search") else {}
+        return P.save_policy(policy, out, card["env_id"], card["config"], **search)
     if env_id is None:
         raise P.PolicyError(f"{model}: an SB3 zip names its env only in pickled fields, which are not read; "
                             f"pass env_id (and config)")

@@ -63,7 +63,8 @@ def exit_lines(summary: dict, command: str) -> list[str]:
     return [
         f"# Model card: {cfg['env_id']} (expert iteration on the compiled net-guided search)", "",
         f"- **Made by**: {command} (training/exit.py; {cfg['num_envs']} games at once, ismcts:{cfg['simulations']}:p "
-        f"with PUCT c {cfg['exploration']:g} and a random rollout's share {cfg['mix']:g} at new nodes, the visits "
+        f"with PUCT c {cfg['exploration']:g}, the prior at temperature {cfg.get('temperature', 1.0):g} and a random "
+        f"rollout's share {cfg['mix']:g} at new nodes, the visits "
         f"sampled for a game's first {cfg['explore_moves']} decisions; MLP {'x'.join(map(str, cfg['net_arch']))} on "
         f"{cfg.get('inputs', 'raw')} inputs, {cfg['updates']} Adam steps of {cfg['minibatch']} every "
         f"{cfg['round_decisions']:,} searched decisions, lr {cfg['learning_rate']:g}, replay {cfg['replay']:,}, "

@@ -269,6 +269,10 @@ def test_zoo_export_writes_the_same_policy_as_weights_only(tmp_path):
     # a card re-exported is the same policy again
     again = make_agent(f"ppo:{export(card, tmp_path / 'again')}", "rodizio_v1").policy
     assert all((x == y).all() for x, y in zip(b.state_dict().values(), again.state_dict().values()))
+    # and how its net searches (the card's search: an expert iteration run's) goes along
+    searched = json.loads(card.read_text()) | {"search": {"exploration": 1.0, "mix": 1.0, "temperature": 2.0}}
+    card.write_text(json.dumps(searched))
+    assert json.loads(export(card, tmp_path / "shipped").read_text())["search"] == searched["search"]
 
 
 # ---------------------------------------------------------------- guided ISMCTS (ismcts:N:g)
