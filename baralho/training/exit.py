@@ -108,12 +108,18 @@ def check(cfg: ExitConfig) -> None:
             raise ValueError(f"{key} must be an integer >= 0, got {value!r} (--{key.replace('_', '-')})")
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed < 2**32:
         raise ValueError(f"seed must be an integer in [0, 2**32), got {cfg.seed!r} (--seed)")
-    for key in ("exploration", "mix", "temperature", "learning_rate", "vf_coef", "max_grad_norm"):
+    for key in ("exploration", "mix", "learning_rate", "vf_coef", "max_grad_norm"):
         value = getattr(cfg, key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{key} must be a finite number >= 0, got {value!r} (--{key.replace('_', '-')})")
-    if cfg.mix > 1 or cfg.learning_rate == 0 or cfg.max_grad_norm == 0 or cfg.temperature == 0:
-        raise ValueError("need mix <= 1, temperature > 0, learning_rate > 0 and max_grad_norm > 0")
+    if cfg.mix > 1 or cfg.learning_rate == 0 or cfg.max_grad_norm == 0:
+        raise ValueError("need mix <= 1, learning_rate > 0 and max_grad_norm > 0")
+    from baralho.core.net_search import check_prior  # the search's own bounds on its prior
+
+    try:
+        check_prior(2, cfg.temperature)
+    except ValueError as err:
+        raise ValueError(f"{err} (--temperature)") from None
     if cfg.max_minutes is not None and not (isinstance(cfg.max_minutes, (int, float))
                                             and math.isfinite(cfg.max_minutes) and cfg.max_minutes > 0):
         raise ValueError(f"max_minutes must be a number of minutes > 0 (or None), got {cfg.max_minutes!r}")

@@ -130,7 +130,7 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--gamma", "0.9"], "--gamma is not a setting of --algo exit"),
     (["--simulations", "5"], "--simulations is not a setting of --algo selfplay"),
     (["--algo", "exit", "--mix", "2"], "mix"),
-    (["--algo", "exit", "--temperature", "0"], "temperature > 0"),
+    (["--algo", "exit", "--temperature", "0"], "temperature=0.0 must be a finite number above 0 (--temperature)"),
     (["--algo", "exit", "--simulations", "0"], "simulations"),
     (["--algo", "exit", "--simulations", "1"], "first evaluates the root"),
     (["--algo", "exit", "--init", "zoo", "--config", "num_players=3"], "players"),
