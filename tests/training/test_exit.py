@@ -133,7 +133,7 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--temperature", "0"], "temperature=0.0 must be a finite number above 0 (--temperature)"),
     (["--algo", "exit", "--simulations", "0"], "simulations"),
     (["--algo", "exit", "--simulations", "1"], "first evaluates the root"),
-    (["--algo", "exit", "--init", "zoo", "--config", "num_players=3"], "players"),
+    (["--algo", "exit", "--init", "zoo", "--config", "num_players=4"], "no zoo policy for rodizio_v1 at 4 players"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
     out = tmp_path / "run"
@@ -151,6 +151,21 @@ def test_init_starts_from_the_zoo_net_and_refuses_one_with_the_heuristic_prior()
     assert cfg.net_arch == (256, 256) and cfg.inputs == "symlog"
     with pytest.raises(ValueError, match="heuristic"):
         ex.initial_policy(ex.ExitConfig(env_id="roda_de_samba_v1", init="zoo"))
+
+
+def test_init_zoo_takes_the_zoo_net_of_the_configured_player_count():
+    import torch
+
+    from baralho.agents.policy import load_policy
+    from baralho.zoo import zoo_path
+
+    config = {"num_players": 3}
+    started = ex.initial_policy(ex.ExitConfig(env_id="rodizio_v1", init="zoo", env_config=config))
+    three, _ = load_policy(zoo_path("rodizio_v1", 3), "rodizio_v1", config)
+    two, _ = load_policy(zoo_path("rodizio_v1"), "rodizio_v1")
+    weights = [dict(p.state_dict()) for p in (started, three, two)]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    assert not all(torch.equal(weights[0][k], weights[2][k]) for k in weights[0])
 
 
 @pytest.mark.parametrize("search", [{"mix": 2}, {"exploration": -1}, {"exploration": "1"}, {"depth": 3}, [1],
