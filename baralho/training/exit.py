@@ -271,8 +271,7 @@ def initial_policy(cfg: ExitConfig):
     players = cfg.env_config.get("num_players")
     path = zoo_path(cfg.env_id, players) if cfg.init == "zoo" else cfg.init
     if path is None:
-        raise ValueError(f"--init zoo: no zoo policy for {cfg.env_id}"
-                         + (f" at {players} players" if players not in (None, 2) else ""))
+        raise ValueError(f"--init zoo: no zoo policy for {cfg.env_id} at {players or 2} players")
     policy, card = load_policy(path, cfg.env_id, cfg.env_config)
     if card.get("prior", "none") != "none":
         raise ValueError(f"--init {cfg.init}: that policy asks the heuristic at every decision (its card's prior); "
