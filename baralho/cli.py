@@ -352,10 +352,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="selfplay: the policy's inputs as they are, or each scaled to [-1, 1] by sign(x) log(1+|x|) "
                         "/ log(1+bound) (default: per game, training/selfplay.py)")
     p.add_argument("--prior", choices=PRIORS, default=None,
-                   help="selfplay: 'heuristic' adds a learned bonus to the logit of the heuristic's move at every "
-                        "decision (the policy starts as the heuristic; PPO learns where to depart from it; the "
-                        "policy then calls the heuristic in play too); replaces a warm start "
-                        "(default: per game, training/selfplay.py)")
+                   help="selfplay, exit: 'heuristic' adds a learned bonus to the logit of the heuristic's move at "
+                        "every decision (the policy starts as the heuristic; PPO learns where to depart from it; the "
+                        "policy then calls the heuristic in play too); replaces a warm start; exit takes it from "
+                        "--init's card and needs --mix 1 (default: per game, training/selfplay.py)")
     p.add_argument("--shaping", type=nonnegative, default=None,
                    help="selfplay: weight of the score-margin potential added to the rewards (potential-based, "
                         "so the best policy stays the best; 0: off) (default: per game, training/selfplay.py)")

@@ -31,10 +31,15 @@
 4. ``out/final.json`` + ``final.npz`` is the net: ``ppo:PATH`` plays it alone and
    ``ismcts:N:p:PATH`` searches with it; ``out/summary.json`` holds the run's figures.
 
-The net is SB3's ``MaskableActorCriticPolicy`` (the project's weights-only policy files),
-without the heuristic prior: it never asks the heuristic, in training or in play. ``init``
-starts from a policy file (``zoo``: the env's zoo policy) instead of a fresh net. One net
-serves one player count (its observation's size depends on it): ``--config num_players=3``.
+The net is SB3's ``MaskableActorCriticPolicy`` (the project's weights-only policy files).
+``init`` starts from a policy file (``zoo``: the env's zoo policy) instead of a fresh net. One
+net serves one player count (its observation's size depends on it): ``--config num_players=3``.
+By default it never asks the heuristic, in training or in play. A net with the heuristic prior
+(``--prior heuristic``, or an ``init`` whose card has it, as Scala 40's and Roda de Samba's zoo
+nets) reads the heuristic's move as a hint, as the self-play trainer's do: the search asks the
+compiled heuristic at every node it takes the prior at, each kept decision keeps its root's hint
+(a ``BatchHeuristic`` follows every game), and the learner reads it back. Its value was learned
+with its own hint, so its search takes rollouts for a new node's estimate (``mix`` = 1).
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ class ExitConfig:
     max_grad_norm: float = 1.0
     net_arch: tuple[int, ...] = (256, 256)
     inputs: str = "symlog"
+    prior: str = "none"                # "heuristic": the net reads the heuristic's move (an init's card sets it)
     init: str | None = None            # a policy file to start from ("zoo": the env's), None: a fresh net
     decisions: int = 50_000_000        # budget: searched decisions
     max_minutes: float | None = 55.0   # wall budget of this invocation; the final evaluation and save follow
@@ -114,6 +120,7 @@ def check(cfg: ExitConfig) -> None:
             raise ValueError(f"{key} must be a finite number >= 0, got {value!r} (--{key.replace('_', '-')})")
     if cfg.mix > 1 or cfg.learning_rate == 0 or cfg.max_grad_norm == 0:
         raise ValueError("need mix <= 1, learning_rate > 0 and max_grad_norm > 0")
+    check_hinted(cfg)
     from baralho.core.net_search import check_prior  # the search's own bounds on its prior
 
     try:
@@ -135,15 +142,30 @@ def check(cfg: ExitConfig) -> None:
         raise ValueError(f"{cfg.env_id} has no compiled engine: the search it learns from runs on one")
 
 
+def check_hinted(cfg: ExitConfig) -> None:
+    """A net with the heuristic prior searches with rollouts: its value read its own hint, at its
+    own turns, so it is no estimate of every seat's at a new node."""
+    from baralho.agents.policy import PRIORS
+
+    if cfg.prior not in PRIORS:
+        raise ValueError(f"prior {cfg.prior!r} is not one of {PRIORS} (--prior)")
+    if cfg.prior == "heuristic" and cfg.mix != 1:
+        raise ValueError(f"a net with the heuristic prior{f' (--init {cfg.init})' if cfg.init else ''} reads the "
+                         f"heuristic's move at its own turns only: its search takes rollouts, --mix 1 "
+                         f"(got mix={cfg.mix})")
+
+
 class Replay:
     """The last ``capacity`` finished decisions (a ring): observation, mask, the root's visit
-    distribution (policy target) and the seat's return (value target)."""
+    distribution (policy target), the seat's return (value target) and, for a net with the
+    heuristic prior, the heuristic's move there (its hint; -1 without)."""
 
     def __init__(self, capacity: int, obs_size: int, obs_dtype, actions: int) -> None:
         self.obs = np.zeros((capacity, obs_size), obs_dtype)
         self.mask = np.zeros((capacity, actions), bool)
         self.target = np.zeros((capacity, actions), np.float32)
         self.value = np.zeros(capacity, np.float32)
+        self.hint = np.full(capacity, -1, np.int64)
         self.capacity, self.next, self.size = capacity, 0, 0
 
     def add(self, batch: dict) -> None:
@@ -153,6 +175,7 @@ class Replay:
         rows = (self.next + np.arange(n)) % self.capacity
         for key in ("obs", "mask", "target", "value"):
             getattr(self, key)[rows] = batch[key]
+        self.hint[rows] = batch["hint"] if "hint" in batch else -1
         self.next = int((self.next + n) % self.capacity)
         self.size = min(self.size + n, self.capacity)
 
@@ -163,7 +186,7 @@ class Games:
     more decisions are searched and returns the decisions whose games ended meanwhile (a game in
     progress goes on at the next call). Needs no torch: the net comes as ``net_arrays``."""
 
-    def __init__(self, cfg: ExitConfig, stream: int, net: tuple, threads: int) -> None:
+    def __init__(self, cfg: ExitConfig, stream: int, net: tuple, threads: int, prior_weight: float = 0.0) -> None:
         from baralho.core.net_search import NetSearcher
 
         self.cfg = cfg
@@ -172,17 +195,25 @@ class Games:
         game = baralho.make(cfg.env_id, engine="compiled", **cfg.env_config).unwrapped.game
         if self.venv.roots([0]).dtype != game._blank.dtype:
             raise RuntimeError(f"{cfg.env_id}: the vector env's records are not the compiled game's")
-        self.searcher = NetSearcher(game, threads=threads, mix=cfg.mix, net=net, temperature=cfg.temperature)
+        self.searcher = NetSearcher(game, threads=threads, mix=cfg.mix, net=net, temperature=cfg.temperature,
+                                    prior_weight=prior_weight if cfg.prior == "heuristic" else 0.0)
         self.gens = np.stack([generator_words(np.random.default_rng([cfg.seed, stream, b])) for b in range(B)])
         self.rng = np.random.default_rng([cfg.seed, stream, B])
+        self.heuristic = None
+        if cfg.prior == "heuristic":           # the hint the net reads at a kept decision, as it will in play
+            from baralho.vector.heuristic import BatchHeuristic
+
+            self.heuristic = BatchHeuristic(self.venv.game, B, int(self.rng.integers(2**31)))
         self.obs, self.mask, self.seat = self.venv.reset()
         self.totals = np.zeros((B, self.venv.num_players))         # each game's returns so far
         self.moves = np.zeros(B, np.int64)                          # each game's searched decisions so far
         self.kept: list[list[tuple]] = [[] for _ in range(B)]       # each game's decisions, until it ends
         self.seconds = dict(search=0.0, env=0.0)
 
-    def set_net(self, net: tuple) -> None:
+    def set_net(self, net: tuple, prior_weight: float = 0.0) -> None:
         self.searcher.net = net
+        if self.heuristic is not None:
+            self.searcher.prior_weight = np.float32(prior_weight)
 
     def play(self, decisions: int) -> dict:
         cfg, venv, done_rows = self.cfg, self.venv, []
@@ -192,6 +223,8 @@ class Games:
             obs, mask, seat = self.obs, self.mask, self.seat
             action = mask.argmax(1).astype(np.int64)
             rows = np.flatnonzero(mask.sum(1) > 1)
+            hint = (self.heuristic.act(np.arange(len(mask)), obs, mask) if self.heuristic is not None
+                    else np.full(len(mask), -1, np.int64))
             if len(rows):
                 t0 = time.perf_counter()
                 g = self.gens[rows]
@@ -206,23 +239,31 @@ class Games:
                 drawn = (cdf > self.rng.random((len(rows), 1)) * cdf[:, -1:]).argmax(1)
                 action[rows] = np.where(self.moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
                 for k, b in enumerate(rows):
-                    self.kept[b].append((obs[b].copy(), mask[b].astype(bool), target[k], int(seat[b])))
+                    self.kept[b].append((obs[b].copy(), mask[b].astype(bool), target[k], int(seat[b]),
+                                         int(hint[b])))
                 self.moves[rows] += 1
                 searched += len(rows)
                 self.seconds["search"] += time.perf_counter() - t0
             t0 = time.perf_counter()
+            if self.heuristic is not None:               # another move than its own: it plans afresh
+                self.heuristic.forget(np.flatnonzero(action != hint))
             self.obs, self.mask, self.seat, rewards, done = venv.step(action)
             self.totals += rewards
             for b in np.flatnonzero(done):               # a game ended: its decisions' value targets
-                done_rows += [(o, m, tg, self.totals[b, s]) for o, m, tg, s in self.kept[b]]
+                done_rows += [(o, m, tg, self.totals[b, s], h) for o, m, tg, s, h in self.kept[b]]
                 self.kept[b], self.totals[b], self.moves[b] = [], 0.0, 0
                 games += 1
+            if self.heuristic is not None and done.any():  # the next deal's heuristic (auto-reset)
+                ended = np.flatnonzero(done)
+                self.heuristic.reset(ended, self.rng.integers(2**31, size=len(ended)))
             self.seconds["env"] += time.perf_counter() - t0
         A = venv.num_actions
-        return dict(obs=np.array([r[0] for r in done_rows]).reshape(len(done_rows), -1).astype(self.obs.dtype),
+        # (shaped by the batch's own widths: a round in which no game ended returns no rows)
+        return dict(obs=np.array([r[0] for r in done_rows], self.obs.dtype).reshape(len(done_rows), self.obs.shape[1]),
                     mask=np.array([r[1] for r in done_rows], bool).reshape(len(done_rows), A),
                     target=np.array([r[2] for r in done_rows], np.float32).reshape(len(done_rows), A),
                     value=np.array([r[3] for r in done_rows], np.float32),
+                    hint=np.array([r[4] for r in done_rows], np.int64),
                     searched=searched, games=games)
 
 
@@ -235,12 +276,13 @@ def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Gen
 
     if replay.size < cfg.minibatch:
         return {}
+    hinted = getattr(policy, "baralho_prior", "none") == "heuristic"
     policy.set_training_mode(True)
     totals = dict(policy_loss=0.0, value_loss=0.0, entropy=0.0)
     for _ in range(cfg.updates):
         rows = rng.choice(replay.size, cfg.minibatch, replace=False)
-        x, _ = inputs(policy, replay.obs[rows])
-        logits, latent_vf = logits_of(policy, x, None)
+        x, onehot = inputs(policy, replay.obs[rows], replay.hint[rows] if hinted else None)
+        logits, latent_vf = logits_of(policy, x, onehot)
         logp = masked(logits, replay.mask[rows]).log_softmax(-1)
         target = torch.as_tensor(replay.target[rows])
         policy_loss = -(target * logp).sum(-1).mean()
@@ -265,7 +307,7 @@ def initial_policy(cfg: ExitConfig):
 
     if cfg.init is None:
         return build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
-                            inputs=cfg.inputs)
+                            inputs=cfg.inputs, prior=cfg.prior)
     from baralho.zoo import zoo_path
 
     players = cfg.env_config.get("num_players")
@@ -273,11 +315,19 @@ def initial_policy(cfg: ExitConfig):
     if path is None:
         raise ValueError(f"--init zoo: no zoo policy for {cfg.env_id} at {players or 2} players")
     policy, card = load_policy(path, cfg.env_id, cfg.env_config)
-    if card.get("prior", "none") != "none":
-        raise ValueError(f"--init {cfg.init}: that policy asks the heuristic at every decision (its card's prior); "
-                         f"the search reads nets without it")
-    cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
+    cfg.net_arch, cfg.inputs, cfg.prior = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw"), \
+        card.get("prior", "none")
+    check_hinted(cfg)
     return policy
+
+
+def searched(policy, obs_dtype) -> tuple[tuple, float]:
+    """What the games' search reads of ``policy``: its flat arrays and its heuristic prior's weight
+    (0 without the prior)."""
+    from baralho.core.net_search import net_arrays
+
+    weight = float(policy.prior_weight.detach()) if getattr(policy, "baralho_prior", "none") == "heuristic" else 0.0
+    return net_arrays(policy, obs_dtype), weight
 
 
 def connect_ray(cfg: ExitConfig) -> int:
@@ -299,7 +349,6 @@ def train(cfg: ExitConfig) -> Path:
     from torch.utils.tensorboard import SummaryWriter
 
     from baralho.agents.policy import read_card, save_policy
-    from baralho.core.net_search import net_arrays
     from baralho.training.checkpoint import load_checkpoint, save_checkpoint
     from baralho.training.selfplay import evaluate
     from baralho.training.train import claim_out
@@ -317,6 +366,7 @@ def train(cfg: ExitConfig) -> Path:
         if (out / "checkpoint" / "policy.json").exists():       # the run's own architecture
             card = read_card(out / "checkpoint" / "policy")
             cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
+            cfg.prior = card.get("prior", "none")
         cfg.init = None
         policy = initial_policy(cfg)
     policy.set_training_mode(False)
@@ -330,15 +380,15 @@ def train(cfg: ExitConfig) -> Path:
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
 
     # 1. the games, in this process or in Ray actors (one batch of games each)
-    net = net_arrays(policy, game.obs_layout.dtype)
+    net, weight = searched(policy, game.obs_layout.dtype)
     workers = connect_ray(cfg) if cfg.ray else 0
     if workers:
         import ray
 
         actor = ray.remote(num_cpus=1)(Games)
-        players = [actor.remote(cfg, 1 + counters["rounds"] * workers + k, net, 1) for k in range(workers)]
+        players = [actor.remote(cfg, 1 + counters["rounds"] * workers + k, net, 1, weight) for k in range(workers)]
     else:
-        players = [Games(cfg, 1 + counters["rounds"], net, cfg.threads)]
+        players = [Games(cfg, 1 + counters["rounds"], net, cfg.threads, weight)]
     rng = np.random.default_rng([cfg.seed, counters["rounds"], 1])
     replay = Replay(cfg.replay, game.obs_layout.size, game.obs_layout.dtype, game.num_actions)
     split = dict(games=0.0, learn=0.0, eval=0.0)
@@ -389,9 +439,9 @@ def train(cfg: ExitConfig) -> Path:
             # 3. learn, and search with the new net
             t0 = time.perf_counter()
             losses = learn(policy, optimizer, replay, cfg, rng)
-            net = net_arrays(policy, game.obs_layout.dtype)
+            net, weight = searched(policy, game.obs_layout.dtype)
             for p in players:
-                p.set_net.remote(net) if workers else p.set_net(net)
+                p.set_net.remote(net, weight) if workers else p.set_net(net, weight)
             counters["rounds"] += 1
             split["learn"] += time.perf_counter() - t0
             step = counters["decisions"]

@@ -49,6 +49,8 @@ def test_games_credit_every_searched_decision_with_its_seats_return():
     assert n > 0 and played["obs"].shape == (n, 298) and (played["mask"].sum(1) > 1).all()
     assert np.allclose(played["target"].sum(1), 1) and not (played["target"] * ~played["mask"]).any()
     assert set(np.unique(played["value"])) <= {-1.0, 0.0, 1.0}
+    early = ex.Games(cfg, 1, net_arrays(policy, np.int8), 1).play(1)     # no game ended yet: no rows
+    assert early["games"] == 0 and early["obs"].shape == (0, 298) and early["target"].shape == (0, 18)
 
 
 def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_return():
@@ -77,6 +79,28 @@ def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_re
         values = policy.value_net(latent).squeeze(-1)
     assert (probs[:, 2] > 0.9).all() and probs[:, 3:].sum() < 1e-6
     assert np.allclose(values.numpy(), 0.75, atol=0.1)
+
+
+def test_a_tiny_run_of_a_net_with_the_heuristic_prior_writes_a_hinted_net_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    argv = ["train", "rodizio_v1", "--algo", "exit", "--timesteps", "400", "--out", str(out), *TINY,
+            "--prior", "heuristic", "--mix", "1"]
+    assert cli.main(argv) == 0
+    card = json.loads((out / "final.json").read_text())
+    assert card["prior"] == "heuristic" and card["search"]["mix"] == 1.0
+    import baralho
+
+    env = baralho.make("rodizio_v1")
+    env.reset(seed=1)
+    for spec in (f"ppo:{out / 'final'}", f"ismcts:20:p:{out / 'final'}"):
+        agent = make_agent(spec, "rodizio_v1", seed=0)
+        bind_if_needed(agent, env)
+        obs = env.last()[0]
+        assert obs["action_mask"][agent.act(obs, env.agent_selection)] == 1
+    argv[argv.index("--timesteps") + 1] = "600"
+    assert cli.main([*argv, "--resume"]) == 0
+    assert json.loads((out / "summary.json").read_text())["decisions"] >= 600
+    assert json.loads((out / "final.json").read_text())["prior"] == "heuristic"
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -134,6 +158,7 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--simulations", "0"], "simulations"),
     (["--algo", "exit", "--simulations", "1"], "first evaluates the root"),
     (["--algo", "exit", "--init", "zoo", "--config", "num_players=4"], "no zoo policy for rodizio_v1 at 4 players"),
+    (["--algo", "exit", "--prior", "heuristic"], "its search takes rollouts, --mix 1 (got mix=0.5)"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
     out = tmp_path / "run"
@@ -145,12 +170,56 @@ def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsy
     assert not (out / "run.json").exists()
 
 
-def test_init_starts_from_the_zoo_net_and_refuses_one_with_the_heuristic_prior():
+def test_init_starts_from_the_zoo_net_with_its_prior_and_a_hinted_one_searches_with_rollouts():
     cfg = ex.ExitConfig(env_id="chuche_v1", init="zoo")
     ex.initial_policy(cfg)
-    assert cfg.net_arch == (256, 256) and cfg.inputs == "symlog"
-    with pytest.raises(ValueError, match="heuristic"):
+    assert cfg.net_arch == (256, 256) and cfg.inputs == "symlog" and cfg.prior == "none"
+    with pytest.raises(ValueError, match="--init zoo.*--mix 1"):
         ex.initial_policy(ex.ExitConfig(env_id="roda_de_samba_v1", init="zoo"))
+    cfg = ex.ExitConfig(env_id="roda_de_samba_v1", init="zoo", mix=1.0)
+    policy = ex.initial_policy(cfg)
+    assert cfg.prior == "heuristic" and policy.baralho_prior == "heuristic"
+    assert ex.searched(policy, np.int16)[1] == pytest.approx(float(policy.prior_weight.detach()))
+
+
+def test_a_hinted_nets_games_keep_the_heuristics_move_and_the_learner_reads_it():
+    """A net with the heuristic prior: every kept decision has the heuristic's move there (a legal
+    one, the move the compiled heuristic makes from that observation when it has no plan yet), and
+    learning moves the policy with the hint in its inputs (the same observation, two hints, two
+    targets: only the hint tells them apart)."""
+    import torch
+
+    from baralho.agents.policy import build_policy, logits_of
+    from baralho.training.batch_policy import inputs, masked
+    from baralho.vector.heuristic import BatchHeuristic
+
+    cfg = ex.ExitConfig(num_envs=4, simulations=8, prior="heuristic", mix=1.0)
+    policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]), prior="heuristic")
+    net, weight = ex.searched(policy, np.int8)
+    games = ex.Games(cfg, 0, net, 1, weight)
+    played = games.play(200)
+    n = len(played["value"])
+    assert n > 0 and played["hint"].shape == (n,)
+    assert played["mask"][np.arange(n), played["hint"]].all()
+    fresh = BatchHeuristic(games.venv.game, n)
+    assert (fresh.act(np.arange(n), played["obs"], played["mask"].astype(np.int8)) == played["hint"]).mean() > 0.9
+
+    cfg = ex.ExitConfig(updates=300, minibatch=8, learning_rate=3e-3, prior="heuristic", mix=1.0)
+    policy = build_policy("rodizio_v1", {}, dict(pi=[16], vf=[16]), prior="heuristic")
+    replay = ex.Replay(8, 298, np.int8, 18)
+    obs = np.zeros((8, 298), np.int8)
+    mask = np.zeros((8, 18), bool)
+    mask[:, :3] = True
+    hint = np.array([0, 1] * 4)
+    target = np.zeros((8, 18), np.float32)
+    target[np.arange(8), 2 - hint] = 1.0                   # the search went against the hint: 2 or 1
+    replay.add(dict(obs=obs, mask=mask, target=target, value=np.zeros(8, np.float32), hint=hint))
+    ex.learn(policy, torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate), replay, cfg,
+             np.random.default_rng(0))
+    with torch.no_grad():
+        x, onehot = inputs(policy, obs, hint)
+        probs = masked(logits_of(policy, x, onehot)[0], mask).softmax(-1)
+    assert (probs[np.arange(8), 2 - hint] > 0.8).all()
 
 
 def test_init_zoo_takes_the_zoo_net_of_the_configured_player_count():
