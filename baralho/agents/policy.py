@@ -285,6 +285,11 @@ def actor_logits(policy, features, onehot):
     return with_prior(policy, policy.action_net(policy.mlp_extractor.forward_actor(features)), onehot)
 
 
+def prior_weight_of(policy) -> float:
+    """The learned weight of a policy's heuristic prior (what its hint adds to a logit); 0.0 without the prior."""
+    return float(policy.prior_weight.detach()) if getattr(policy, "baralho_prior", "none") == "heuristic" else 0.0
+
+
 def with_prior(policy, logits, onehot):
     """The logits, plus ``prior_weight`` on each row's hint for a policy with the prior."""
     return logits if onehot is None else logits + policy.prior_weight * onehot

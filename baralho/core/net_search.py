@@ -361,8 +361,9 @@ class NetSearcher(Searcher):
         self.rollout = "net"
         self.net = net if net is not None else net_arrays(policy, game.obs_layout.dtype)
         if prior_weight is None:
-            prior_weight = float(policy.prior_weight.detach()) if getattr(policy, "baralho_prior", "none") != "none" \
-                else 0.0
+            from baralho.agents.policy import prior_weight_of
+
+            prior_weight = prior_weight_of(policy)
         size, A = game.obs_layout.size, game.num_actions
         pi_widths, vf_widths = self.net[4], self.net[7]
         hinted = prior_weight != 0

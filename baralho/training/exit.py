@@ -324,10 +324,10 @@ def initial_policy(cfg: ExitConfig):
 def searched(policy, obs_dtype) -> tuple[tuple, float]:
     """What the games' search reads of ``policy``: its flat arrays and its heuristic prior's weight
     (0 without the prior)."""
+    from baralho.agents.policy import prior_weight_of
     from baralho.core.net_search import net_arrays
 
-    weight = float(policy.prior_weight.detach()) if getattr(policy, "baralho_prior", "none") == "heuristic" else 0.0
-    return net_arrays(policy, obs_dtype), weight
+    return net_arrays(policy, obs_dtype), prior_weight_of(policy)
 
 
 def connect_ray(cfg: ExitConfig) -> int:
