@@ -348,7 +348,10 @@ def vector_floor_section(envs: list[str], secs: float, reps: int, before: str | 
           "timed apart: *draw*), against the game's **native write floor**, a numba kernel writing as many "
           "observation, mask, seat, reward and done bytes per env into the same kind of arrays (fresh per "
           "call; with `copy=False`, the same arrays each call) and computing nothing: × floor is the ratio, "
-          f"same process, same round. Best of {reps} interleaved rounds of {secs:g} s."
+          "same process, same round. *rules*: the step's own work alone, from the game's compiled primitives "
+          "(apply, deal again at a game's end, the next seat and its legal mask), nothing written out; a step "
+          "returning the observation costs at least rules + floor, so *(rules + floor) / floor* is the best "
+          f"ratio these rules allow. Best of {reps} interleaved rounds of {secs:g} s."
           + ("" if before is None else f" *before*: the same step on commit `{before}` (the engines before the "
                                        "kernel builder), run in its own process in the same rounds."), "",
           *([stamp, ""] if stamp else []), *rows_floor, ""]

@@ -13,6 +13,12 @@ reward and done bytes per env as the step returns, into the same kind of arrays 
 call, or the same ones with ``copy=False``), and computes nothing else: what no engine returning
 those arrays can beat. Every step figure is a ratio to it, measured in the same process and round.
 
+The *rules* column is the other end: the step's own work built from the game's compiled primitives
+(``core/batch.py``: apply the action, deal again when the game ended, find the next seat and its
+legal mask) with nothing written out, no observation and no returned arrays. A step returning the
+observation costs at least its rules plus the floor, so ``(rules + floor) / floor`` is the best
+ratio these rules allow however the observation is written.
+
 ``--before REV`` measures the step of an older commit too (``git archive`` of its ``baralho``
 into a temporary folder, run in its own process, interleaved round by round with this tree's).
 """
@@ -120,13 +126,53 @@ def step_ns(env_id: str, config: dict, seconds: float, copy: bool = True, batch:
     return spent / calls / batch * 1e9, drawing / calls / batch * 1e9
 
 
+def _rules_kernel(fast):
+    """The rules of one step of every env, nothing written out (the module docstring's *rules*)."""
+    from baralho.core import batch
+
+    deal, apply, legal_mask, _, current_player, returns = (getattr(fast, n) for n in batch.PRIMITIVES)
+
+    def rules_batch(states, tables, actions, legal, rewards):
+        d = tables[0]
+        for i in range(len(states)):
+            s = states[i]
+            if apply(s, d, actions[i]):
+                returns(s, d, rewards[i])
+                deal(s, d)
+            current_player(s, d)
+            legal_mask(s, d, legal[i])
+    return batch.kernels(fast).kernel(rules_batch)
+
+
+def rules_ns(env_id: str, config: dict, seconds: float, batch: int = B_FLOOR, seed: int = 0) -> float:
+    """ns per env of the rules alone (the module docstring's *rules*) under random legal play, the
+    draw excluded, on the records of a ``batch``-env vector env."""
+    venv = bv.make(env_id, batch, seed=seed, **config)
+    _, mask, _ = venv.reset()
+    run = _rules_kernel(venv.fast)
+    legal, rewards = mask.copy(), np.zeros((batch, venv.num_players), np.float32)
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        run(venv._records, venv._tables, pick(legal, rng), legal, rewards)
+    calls, spent = 0, 0.0
+    while spent < seconds:
+        actions = pick(legal, rng)
+        start = time.perf_counter()
+        run(venv._records, venv._tables, actions, legal, rewards)
+        spent += time.perf_counter() - start
+        calls += 1
+    return spent / calls / batch * 1e9
+
+
 def measure_round(env_id: str, config: dict, seconds: float, with_copy_false: bool = True) -> dict:
     """One round of this tree's figures for a game: step (copy=True, and copy=False), the draw,
-    and both floors, in one process (``python -m benchmarks.vector --round`` for the before-tree)."""
+    the rules alone and both floors, in one process (``python -m benchmarks.vector --round`` for
+    the before-tree: its step only)."""
     out = {}
     out["step"], out["pick"] = step_ns(env_id, config, seconds)
     if with_copy_false:
         out["step_nocopy"], _ = step_ns(env_id, config, seconds, copy=False)
+        out["rules"] = rules_ns(env_id, config, seconds)
     venv = bv.make(env_id, 1, seed=0, **config)
     venv.num_envs = B_FLOOR                       # only its shapes are read
     out["floor"] = floor_ns(venv, True, seconds / 2)
@@ -169,12 +215,13 @@ def floor_table(envs: list[str], seconds: float, rounds: int, before: str | None
                 for k, v in now.items():
                     best[env_id][k] = min(v, best[env_id].get(k, v))
     rows = ["| env | step ns/env | floor ns/env | × floor | copy=False ns/env | reused floor | × floor "
-            "| draw ns/env |" + (" before ns/env | now / before |" if before else ""),
-            "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if before else "")]
+            "| draw ns/env | rules ns/env | (rules + floor) / floor |"
+            + (" before ns/env | now / before |" if before else ""),
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if before else "")]
     for env_id, r in best.items():
         row = (f"| {env_id} | {r['step']:,.0f} | {r['floor']:,.0f} | {r['step'] / r['floor']:.1f} | "
                f"{r['step_nocopy']:,.0f} | {r['floor_reused']:,.0f} | {r['step_nocopy'] / r['floor_reused']:.1f} | "
-               f"{r['pick']:,.0f} |")
+               f"{r['pick']:,.0f} | {r['rules']:,.0f} | {(r['rules'] + r['floor']) / r['floor']:.1f} |")
         if before:
             row += f" {r['before']:,.0f} | {r['step'] / r['before']:.2f} |"
         rows.append(row)

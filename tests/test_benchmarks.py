@@ -175,3 +175,31 @@ def test_the_vector_table_and_the_instruction_counts_are_re_embedded_alone(tmp_p
     assert "first counts" not in text and text.count(B.INSTRUCTIONS) == 1
     assert (text.index("| tp |") < text.index("| new step |") < text.index("| second counts |")
             < text.index("| sizes |") < text.index("## Search speed"))
+
+
+@pytest.mark.parametrize("env_id", ["rodizio_v1", "roda_de_samba_v1"])    # (games of ~12 and ~190 steps)
+def test_the_rules_column_plays_the_vector_steps_games(env_id):
+    """The *rules* kernel is the step's own work: the same actions leave the same games (records),
+    masks and returns as the vector step's, auto-reset included."""
+    import numpy as np
+
+    import baralho.vector as bv
+    from benchmarks import vector
+
+    B = 8
+    venv, twin = bv.make(env_id, B, seed=3), bv.make(env_id, B, seed=3)
+    _, mask, _ = venv.reset()
+    twin.reset()
+    run = vector._rules_kernel(twin.fast)
+    legal, rewards = mask.copy(), np.zeros((B, twin.num_players), np.float32)
+    rng, dones = np.random.default_rng(0), 0
+    for _ in range(400):
+        actions = vector.pick(mask, rng)
+        _, mask, _, step_rewards, done = venv.step(actions)
+        rewards[:] = 0
+        run(twin._records, twin._tables, actions, legal, rewards)
+        np.testing.assert_array_equal(legal, mask)
+        np.testing.assert_array_equal(rewards[done], step_rewards[done])
+        dones += done.sum()
+    assert dones > 0 and venv._records.tobytes() == twin._records.tobytes()
+    assert vector.rules_ns(env_id, {}, 0.05, batch=64) > 0
