@@ -303,18 +303,14 @@ def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Gen
 
 def initial_policy(cfg: ExitConfig):
     """A fresh net of ``net_arch``, or the ``init`` policy's (its card's architecture)."""
-    from baralho.agents.policy import build_policy, load_policy
+    from baralho.agents.policy import build_policy
 
     if cfg.init is None:
         return build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
                             inputs=cfg.inputs, prior=cfg.prior)
-    from baralho.zoo import zoo_path
+    from baralho.zoo import load_init
 
-    players = cfg.env_config.get("num_players")
-    path = zoo_path(cfg.env_id, players) if cfg.init == "zoo" else cfg.init
-    if path is None:
-        raise ValueError(f"--init zoo: no zoo policy for {cfg.env_id} at {players or 2} players")
-    policy, card = load_policy(path, cfg.env_id, cfg.env_config)
+    policy, card = load_init(cfg.init, cfg.env_id, cfg.env_config)
     cfg.net_arch, cfg.inputs, cfg.prior = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw"), \
         card.get("prior", "none")
     check_hinted(cfg)

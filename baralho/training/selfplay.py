@@ -37,7 +37,8 @@
    minibatch, value loss, entropy bonus, gradient clipping.
 6. **League, evaluation, checkpoints.** Every ``snapshot_every`` decisions a frozen copy
    joins the league (``out/pool``, the newest ``league_size`` play; after a warm start the
-   clone is its first member). Every ``eval_every``
+   clone is its first member, and with ``init``, ``--init zoo`` or a policy file, the trained
+   policy the run starts from, whose architecture and prior it takes). Every ``eval_every``
    decisions, and at the end, the policy (deterministic, as ``ppo:`` plays) meets the
    heuristic on ``eval_games`` deals from every seat (so 2 players: 2 x eval_games games),
    with a Wilson 95% CI, beside heuristic-vs-heuristic on the same deals (the bar for
@@ -127,6 +128,8 @@ class SelfPlayConfig:
     eval_every: int = 500_000          # 0: evaluate at the end only
     eval_games: int = 300              # deals, each played from every seat
     warm_start: str | None = None      # "heuristic" or None
+    init: str | None = None            # a policy file to start from ("zoo": the env's), its architecture
+                                       # and prior; then no warm start (None: a fresh net)
     shaping: float = 0.0               # weight of the score-margin potential (the game's shaping.py; 0: off)
     warm_start_steps: int = 100_000
     warm_start_epochs: int = 5
@@ -167,8 +170,8 @@ def config_for(env_id: str, **overrides) -> SelfPlayConfig:
     settings = {**DEFAULTS.get(env_id, {}), **given}
     if settings.get("warm_start") == "none":
         settings["warm_start"] = given["warm_start"] = None
-    if settings.get("prior") == "heuristic" and "warm_start" not in given:
-        settings["warm_start"] = None           # the prior starts at the heuristic's moves: no clone first
+    if (settings.get("prior") == "heuristic" or settings.get("init")) and "warm_start" not in given:
+        settings["warm_start"] = None           # the prior (or the init) starts at the heuristic's moves: no clone first
     if settings.get("warm_start"):
         settings = {**DEFAULTS.get(env_id, {}), **GENTLE, **given}
     for key, value in settings.items():
@@ -226,6 +229,8 @@ def check(cfg: SelfPlayConfig) -> None:
     if cfg.prior == "heuristic" and cfg.warm_start:
         raise ValueError("prior='heuristic' already starts at the heuristic's moves: no warm start with it "
                          "(--warm-start none)")
+    if cfg.init is not None and cfg.warm_start:
+        raise ValueError("init starts from a trained policy: no warm start with it (--warm-start none)")
     if cfg.warm_start not in (None, "heuristic"):
         raise ValueError(f"warm_start must be 'heuristic' or None, got {cfg.warm_start!r}")
 
@@ -382,16 +387,23 @@ def train(cfg: SelfPlayConfig) -> Path:
     torch.manual_seed(cfg.seed)
     out = Path(cfg.out)
     baralho.make(cfg.env_id, **cfg.env_config)            # a bad config fails before --out is claimed
+    card = None
+    if cfg.init is not None and not cfg.resume:           # and a bad --init
+        from baralho.zoo import load_init
+
+        policy, card = load_init(cfg.init, cfg.env_id, cfg.env_config)
     manifest = claim_out(cfg, run_files=RUN_FILES, algo="selfplay")
     run_id = manifest["run_id"]
     if cfg.resume and (out / "checkpoint" / "policy.json").exists():   # the run's own architecture
         from baralho.agents.policy import read_card
 
         card = read_card(out / "checkpoint" / "policy")
+    if card is not None:
         cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
         cfg.prior = card.get("prior", "none")
-    policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
-                          inputs=cfg.inputs, prior=cfg.prior, prior_weight=cfg.prior_weight)
+    if cfg.init is None or cfg.resume:
+        policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
+                              inputs=cfg.inputs, prior=cfg.prior, prior_weight=cfg.prior_weight)
     policy.set_training_mode(False)
     # fused: one kernel over every parameter (the per-tensor loop was 5% of a Scala 40 run's samples)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True)
@@ -412,6 +424,11 @@ def train(cfg: SelfPlayConfig) -> Path:
             save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id,
                         cfg.env_config, run_id=run_id, decisions=0, clone_of="heuristic")
             league.append(copy.deepcopy(policy))
+    if cfg.init is not None and not cfg.resume and cfg.league_size:    # the starting policy, likewise
+        counters["snapshots"] += 1
+        save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id, cfg.env_config,
+                    run_id=run_id, decisions=0, init=cfg.init if cfg.init == "zoo" else Path(cfg.init).name)
+        league.append(copy.deepcopy(policy))
     if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
     writer.add_scalar("eval/heuristic_vs_heuristic", counters["baseline"]["win_rate"], counters["decisions"])
@@ -586,6 +603,8 @@ HELP = dict(rollout="env steps per env between updates", gamma="discount", gae_l
             vf_coef="value loss weight", max_grad_norm="gradient clipping norm", epochs="PPO epochs per update",
             minibatch="PPO minibatch size", net_arch="hidden layer sizes of the policy and value nets",
             prior_weight="with --prior heuristic: the bonus's starting value",
+            init="a policy file to start from ('zoo': the env's zoo policy; its architecture and prior; "
+                 "no warm start then; default: a fresh net)",
             critic_warmup="decisions at the start during which only the value net learns",
             self_share="share of new games where every seat is the learner",
             heuristic_share="share of new games where the heuristic plays the other seats (the rest: the league)",

@@ -32,6 +32,19 @@ def zoo_path(env_id: str, num_players: int | None = None) -> Path | None:
     return path if path.exists() else None
 
 
+def load_init(init: str | Path, env_id: str, config: dict | None = None) -> tuple:
+    """A trainer's starting policy (``--init``): ``"zoo"`` for the env's zoo policy at the
+    config's player count, else a policy file; returns ``(policy, card)`` as ``load_policy``."""
+    from baralho.agents.policy import load_policy
+
+    config = dict(config or {})
+    players = config.get("num_players")
+    path = zoo_path(env_id, players) if init == "zoo" else init
+    if path is None:
+        raise ValueError(f"--init zoo: no zoo policy for {env_id} at {players or 2} players")
+    return load_policy(path, env_id, config)
+
+
 def available() -> list[str]:
     return sorted(p.stem for p in V1.glob("*.json"))
 

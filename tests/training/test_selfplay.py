@@ -603,3 +603,24 @@ def test_every_setting_is_a_flag_of_the_train_command(tmp_path, capsys):
     assert "--gamma 0.9" in s["command"] and "--net-arch 16 8" in s["command"] and "--out" not in s["command"]
     with pytest.raises(SystemExit, match="--gamma is a selfplay setting"):
         main(["train", "rodizio_v1", "--algo", "sb3", "--gamma", "0.9", "--out", str(tmp_path / "sb3")])
+
+
+def test_init_starts_from_a_trained_policy_its_net_and_prior_the_leagues_first_member(tmp_path):
+    from baralho.agents.policy import load_policy
+
+    first = sp.train(tiny(tmp_path / "a", prior="heuristic", net_arch=(8,), decisions=512))
+    start = load_policy(first / "final", "rodizio_v1")[0].state_dict()
+    # a fresh 16-wide net without the prior is asked for; the init's 8-wide hinted net is taken
+    out = sp.train(tiny(tmp_path / "b", init=str(first / "final.json"), decisions=512))
+    s = json.loads((out / "summary.json").read_text())
+    assert s["config"]["net_arch"] == [8] and s["config"]["prior"] == "heuristic"
+    member = json.loads((out / "pool" / "snapshot_0001.json").read_text())
+    assert member["init"] == "final.json" and member["decisions"] == 0
+    seeded = load_policy(out / "pool" / "snapshot_0001", "rodizio_v1")[0].state_dict()
+    assert all(np.array_equal(start[k], seeded[k]) for k in start)
+    assert sp.config_for("rodizio_v1", init="zoo").warm_start is None        # the default clone is dropped
+    with pytest.raises(ValueError, match="no warm start with it"):
+        sp.config_for("rodizio_v1", init="zoo", warm_start="heuristic")
+    with pytest.raises(ValueError, match="no zoo policy for rodizio_v1 at 4 players"):
+        sp.train(tiny(tmp_path / "c", init="zoo", env_config={"num_players": 4}))
+    assert not (tmp_path / "c" / "run.json").exists()
