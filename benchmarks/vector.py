@@ -164,13 +164,14 @@ def rules_ns(env_id: str, config: dict, seconds: float, batch: int = B_FLOOR, se
     return spent / calls / batch * 1e9
 
 
-def measure_round(env_id: str, config: dict, seconds: float, with_copy_false: bool = True) -> dict:
+def measure_round(env_id: str, config: dict, seconds: float, this_tree: bool = True) -> dict:
     """One round of this tree's figures for a game: step (copy=True, and copy=False), the draw,
-    the rules alone and both floors, in one process (``python -m benchmarks.vector --round`` for
-    the before-tree: its step only)."""
+    the rules alone and both floors, in one process; ``this_tree=False``: the step and the floors
+    only (``measure_before``'s round on an older tree, which may predate copy=False and the kernel
+    builder)."""
     out = {}
     out["step"], out["pick"] = step_ns(env_id, config, seconds)
-    if with_copy_false:
+    if this_tree:
         out["step_nocopy"], _ = step_ns(env_id, config, seconds, copy=False)
         out["rules"] = rules_ns(env_id, config, seconds)
     venv = bv.make(env_id, 1, seed=0, **config)

@@ -108,6 +108,11 @@ def open_regular(path: str | Path, max_bytes: int, what: str):
     return files.open_regular(path, max_bytes, what, PolicyError)
 
 
+def architecture_of(card: dict) -> tuple[tuple[int, ...], str, str]:
+    """A card's net as a trainer's settings: (net_arch, inputs, prior), to build the same net again."""
+    return tuple(card["net_arch"]["pi"]), card.get("inputs", "raw"), card.get("prior", "none")
+
+
 def read_card(path: str | Path) -> dict:
     card_path, _ = policy_files(path)
     if not card_path.exists() and not card_path.is_symlink():

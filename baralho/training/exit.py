@@ -303,7 +303,7 @@ def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Gen
 
 def initial_policy(cfg: ExitConfig):
     """A fresh net of ``net_arch``, or the ``init`` policy's (its card's architecture)."""
-    from baralho.agents.policy import build_policy
+    from baralho.agents.policy import architecture_of, build_policy
 
     if cfg.init is None:
         return build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
@@ -311,8 +311,7 @@ def initial_policy(cfg: ExitConfig):
     from baralho.zoo import load_init
 
     policy, card = load_init(cfg.init, cfg.env_id, cfg.env_config)
-    cfg.net_arch, cfg.inputs, cfg.prior = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw"), \
-        card.get("prior", "none")
+    cfg.net_arch, cfg.inputs, cfg.prior = architecture_of(card)
     check_hinted(cfg)
     return policy
 
@@ -344,7 +343,7 @@ def train(cfg: ExitConfig) -> Path:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from torch.utils.tensorboard import SummaryWriter
 
-    from baralho.agents.policy import read_card, save_policy
+    from baralho.agents.policy import architecture_of, read_card, save_policy
     from baralho.training.checkpoint import load_checkpoint, save_checkpoint
     from baralho.training.selfplay import evaluate
     from baralho.training.train import claim_out
@@ -361,8 +360,7 @@ def train(cfg: ExitConfig) -> Path:
     if cfg.resume:
         if (out / "checkpoint" / "policy.json").exists():       # the run's own architecture
             card = read_card(out / "checkpoint" / "policy")
-            cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
-            cfg.prior = card.get("prior", "none")
+            cfg.net_arch, cfg.inputs, cfg.prior = architecture_of(card)
         cfg.init = None
         policy = initial_policy(cfg)
     policy.set_training_mode(False)

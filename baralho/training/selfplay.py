@@ -378,7 +378,7 @@ def train(cfg: SelfPlayConfig) -> Path:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from torch.utils.tensorboard import SummaryWriter
 
-    from baralho.agents.policy import build_policy, load_policy, save_policy
+    from baralho.agents.policy import architecture_of, build_policy, load_policy, read_card, save_policy
     from baralho.training.train import claim_out, pool_snapshots
 
     check(cfg)
@@ -387,7 +387,7 @@ def train(cfg: SelfPlayConfig) -> Path:
     torch.manual_seed(cfg.seed)
     out = Path(cfg.out)
     baralho.make(cfg.env_id, **cfg.env_config)            # a bad config fails before --out is claimed
-    card = None
+    policy = card = None
     if cfg.init is not None and not cfg.resume:           # and a bad --init
         from baralho.zoo import load_init
 
@@ -395,13 +395,10 @@ def train(cfg: SelfPlayConfig) -> Path:
     manifest = claim_out(cfg, run_files=RUN_FILES, algo="selfplay")
     run_id = manifest["run_id"]
     if cfg.resume and (out / "checkpoint" / "policy.json").exists():   # the run's own architecture
-        from baralho.agents.policy import read_card
-
         card = read_card(out / "checkpoint" / "policy")
     if card is not None:
-        cfg.net_arch, cfg.inputs = tuple(card["net_arch"]["pi"]), card.get("inputs", "raw")
-        cfg.prior = card.get("prior", "none")
-    if cfg.init is None or cfg.resume:
+        cfg.net_arch, cfg.inputs, cfg.prior = architecture_of(card)
+    if policy is None:
         policy = build_policy(cfg.env_id, cfg.env_config, dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
                               inputs=cfg.inputs, prior=cfg.prior, prior_weight=cfg.prior_weight)
     policy.set_training_mode(False)
@@ -416,19 +413,21 @@ def train(cfg: SelfPlayConfig) -> Path:
               if cfg.league_size]
     writer = SummaryWriter(str(out / "tb"))
     log = print if cfg.progress else (lambda line: None)
+
+    def first_opponent(**origin) -> None:
+        """The policy the run starts from joins the league (a snapshot of 0 decisions)."""
+        if cfg.league_size:
+            counters["snapshots"] += 1
+            save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id,
+                        cfg.env_config, run_id=run_id, decisions=0, **origin)
+            league.append(copy.deepcopy(policy))
+
     if cfg.warm_start and not cfg.resume:
         counters["warm_start"] = clone_heuristic(policy, cfg, log)
         policy.set_training_mode(False)
-        if cfg.league_size:                  # the clone is the league's first opponent
-            counters["snapshots"] += 1
-            save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id,
-                        cfg.env_config, run_id=run_id, decisions=0, clone_of="heuristic")
-            league.append(copy.deepcopy(policy))
-    if cfg.init is not None and not cfg.resume and cfg.league_size:    # the starting policy, likewise
-        counters["snapshots"] += 1
-        save_policy(policy, out / "pool" / f"snapshot_{counters['snapshots']:04d}", cfg.env_id, cfg.env_config,
-                    run_id=run_id, decisions=0, init=cfg.init if cfg.init == "zoo" else Path(cfg.init).name)
-        league.append(copy.deepcopy(policy))
+        first_opponent(clone_of="heuristic")          # the clone is the league's first opponent
+    if cfg.init is not None and not cfg.resume:       # the trained policy the run starts from, likewise
+        first_opponent(init=cfg.init if cfg.init == "zoo" else Path(cfg.init).name)
     if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
     writer.add_scalar("eval/heuristic_vs_heuristic", counters["baseline"]["win_rate"], counters["decisions"])
