@@ -91,7 +91,7 @@ def _rollout_loop(fast):
             for r in range(root_bytes.shape[0]):
                 for k in range(root_bytes.shape[1]):
                     scratch_bytes[0, k] = root_bytes[r, k]
-                steps += rollout(s, d, g, 1 << 62, mask, legal, 0, none, none, obs, obs, none, none, ())
+                steps += rollout(s, d, g, 1 << 62, mask, legal, 0, none, none, obs, obs, none, none, (), -1)
         return steps
     return rollouts
 

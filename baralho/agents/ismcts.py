@@ -78,7 +78,7 @@ class ISMCTSAgent:
                  confidence: float | None = None, tree: bool | None = None, belief_tries: int = 30,
                  race: float | None = None, race_min: int = 8, policy: str | None = None,
                  mix: float | None = None, prior_visits: int | None = None,
-                 temperature: float | None = None) -> None:
+                 temperature: float | None = None, horizon: str | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("ISMCTSAgent needs a budget: simulations or seconds")
         if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
@@ -123,6 +123,11 @@ class ISMCTSAgent:
         # net-guided: a node's visit at which the net is asked (None: the card's, else 2: the first
         # walk through it) and the prior's temperature (None: the card's, else 1)
         self.prior_visits, self.temperature = prior_visits, temperature
+        if horizon is not None and horizon not in ("game", "segment"):
+            raise ValueError(f"horizon={horizon!r} must be 'game' or 'segment'")
+        # net-guided: how far a leaf's rollout runs (None: the card's, else to the game's end;
+        # "segment": to the end of the game's part, Scala 40's hand, valued by the game's estimate)
+        self.horizon = horizon
         self._net = None               # (SB3 policy, its card) once bound
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -197,6 +202,8 @@ class ISMCTSAgent:
                 self.prior_visits = int(trained.get("prior_visits", 2))
             if self.temperature is None:
                 self.temperature = float(trained.get("temperature", 1.0))
+            if self.horizon is None:
+                self.horizon = str(trained.get("horizon", "game"))
         hinted = self._net[1].get("prior", "none") != "none"
         if (hinted or self.rollout == "heuristic") and self._policy is None:
             from baralho.agents.base import heuristic_for  # the Python search's hints and rollouts
@@ -211,7 +218,7 @@ class ISMCTSAgent:
 
             self._searcher = NetSearcher(game, self._net[0], mix=self.mix, max_rollout=self.max_rollout,
                                          rollout=self.rollout, prior_visits=self.prior_visits,
-                                         temperature=self.temperature,
+                                         temperature=self.temperature, horizon=self.horizon,
                                          heuristic_seed=None if self.seed is None else self.seed + 1)
 
     def _net_outputs(self, observation: np.ndarray, hint: int = -1) -> tuple[np.ndarray, float]:
@@ -397,9 +404,11 @@ class ISMCTSAgent:
                 ret = [0.0] * game.num_players
                 if self.mix < 1:
                     ret = [self._net_outputs(game.observe(s, p))[1] for p in range(game.num_players)]
-                if self.mix > 0:
-                    self._rollout(game, s, rng)
-                    ret = [(1.0 - self.mix) * v + self.mix * float(r) for v, r in zip(ret, game.returns(s))]
+                if self.mix > 0:                 # to the game's end, or its segment's (net_search's horizon)
+                    segment = self.horizon == "segment"
+                    self._rollout(game, s, rng, until=game.segment(s) if segment else None)
+                    end = game.estimate(s) if segment else game.returns(s)
+                    ret = [(1.0 - self.mix) * v + self.mix * float(r) for v, r in zip(ret, end)]
                 break
             for a in legal:
                 node.avail[a] = node.avail.get(a, 0) + 1
@@ -532,10 +541,11 @@ class ISMCTSAgent:
                 best, best_score = a, score
         return best
 
-    def _rollout(self, game, s, rng: np.random.Generator) -> None:
+    def _rollout(self, game, s, rng: np.random.Generator, until: int | None = None) -> None:
+        """To the game's end (at most ``max_rollout`` moves), or while its segment is ``until``."""
         policy = self._policy if self.rollout == "heuristic" else None   # (a hinted net's search holds one too)
         for _ in range(self.max_rollout):
-            if game.is_over(s):
+            if game.is_over(s) or (until is not None and game.segment(s) != until):
                 return
             mask = game.legal_mask(s)
             if policy is not None:

@@ -37,7 +37,7 @@ ACTIVATIONS = ("tanh", "relu")          # torch.nn.Tanh (SB3's PPO default), tor
 INPUTS = ("raw", "symlog")              # the observation as it is, or SymlogInputs
 PRIORS = ("none", "heuristic")          # the logits as the net gives them, or plus a bonus on the heuristic's move
 #: what a card's "search" may set for ismcts:N:p (ISMCTSAgent's arguments of the same names)
-SEARCH_KEYS = {"exploration", "mix", "prior_visits", "temperature"}
+SEARCH_KEYS = {"exploration", "mix", "prior_visits", "temperature", "horizon"}
 MAX_CARD_BYTES = 1 << 20
 MAX_PTH_BYTES = 1 << 30
 #: the most float32 weights a policy may hold (64M parameters; the zoo's policies are under 10 MB):
@@ -138,7 +138,9 @@ def read_card(path: str | Path) -> dict:
     search = card.get("search", {})          # how ismcts:N:p searches with the net (an expert iteration run's,
     ok = ok and isinstance(search, dict) and set(search) <= SEARCH_KEYS and all(     # or measured for a zoo net)
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-        for v in search.values()) and search.get("mix", 0) <= 1 and search.get("temperature", 1) > 0 \
+        for k, v in search.items() if k != "horizon") \
+        and search.get("horizon", "game") in ("game", "segment") \
+        and search.get("mix", 0) <= 1 and search.get("temperature", 1) > 0 \
         and search.get("prior_visits", 2) in range(2, 128)
     if not ok:
         raise PolicyError(f"{card_path}: malformed policy card (env_id, config, observation_shape, num_actions, "

@@ -382,6 +382,13 @@ class CompiledGame:
     def returns(self, s: CompiledState) -> np.ndarray:
         return self.reference.returns(self.to_reference(s))
 
+    def segment(self, s: CompiledState) -> int:
+        """The reference's ``segment`` (a game whose rules define one: Scala 40's hand)."""
+        return self.reference.segment(self.to_reference(s))
+
+    def estimate(self, s: CompiledState) -> np.ndarray:
+        return self.reference.estimate(self.to_reference(s))
+
     def resample_hidden(self, s: CompiledState, player: int, rng: np.random.Generator) -> CompiledState:
         return self.from_reference(self.reference.resample_hidden(self.to_reference(s), player, rng))
 

@@ -24,6 +24,11 @@ Optional members, used when present:
 * ``render_image(state, player)``: the table as an RGB array, which enables
   ``render_mode="rgb_array"`` (see :mod:`baralho.core.picture`).
 * ``ansi_rules``: ``(regex, colour)`` pairs for terminal colours (:mod:`baralho.core.ansi`).
+* ``segment(state)`` and ``estimate(state)``: a game played in parts (Scala 40's match of
+  hands) names the part ``state`` is in, and each seat's expected return where a part ends;
+  the net-guided search's ``horizon="segment"`` rolls out to a part's end and backs that up
+  (:mod:`baralho.core.net_search`). Its compiled engine has the same two, ``segment(s, d)`` and
+  ``estimate(s, d, out)``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,10 @@ of action histories over determinizations, availability counts), on the game's c
 - a new leaf (its first visit) backs up an estimate, on that simulation's determinization: the
   value net from every seat's own observation, or with ``mix`` > 0 a random rollout from it whose
   returns are mixed in (AlphaGo's leaf evaluation: a new net's values say little; ``mix`` = 1:
-  the rollout alone, no value pass); a finished game backs up its returns;
+  the rollout alone, no value pass); a finished game backs up its returns; with
+  ``horizon="segment"`` the rollout stops at the end of the game's segment (Scala 40: the hand
+  being played; its ``segment``) and backs up the game's ``estimate`` there (Scala 40's, from
+  the penalty totals): a match of many hands is valued a hand ahead, not by its last card;
 - a node gets its prior at its ``prior_visits``-th visit (default 2: the first walk through it;
   the root at its first; before it, a uniform prior): the policy net's logits from the acting
   seat's observation divided by ``temperature`` (above 1: flatter; a zoo card's ``search``
@@ -38,7 +41,7 @@ import numpy as np
 
 from baralho.core import batch
 from baralho.core.jit import jit, linked
-from baralho.core.search import Searcher, _heuristic_rollout, _random_rollout, backup, clear_node
+from baralho.core.search import Searcher, _heuristic_rollout, _random_rollout, backup, clear_node, segment_of
 
 
 def net_arrays(policy, obs_dtype) -> tuple:
@@ -162,10 +165,11 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
     random_rollout = _random_rollout(fast)
     heuristic_rollout = random_rollout if heuristic is None else _heuristic_rollout(fast, heuristic)
     hint_of = _hint(fast, heuristic)
+    segment, estimate = segment_of(fast), getattr(fast, "estimate", returns)
 
     def run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
             avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at,
-            net, mix, max_rollout, fresh, estimates, heur, by_heuristic, prior, first, last, slot) -> None:
+            net, mix, max_rollout, fresh, estimates, heur, by_heuristic, horizon, prior, first, last, slot) -> None:
         d = tables[0]
         hmemory, hrows, hobs, hmasks, hout, htables = heur
         prior_weight, prior_visits, temperature = prior
@@ -210,13 +214,17 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
                             for p in range(ret.size):
                                 v[p] = ret[p] if mix < 1 else 0.0
                                 ret[p] = 0.0
+                            until = segment(s, d) if horizon else -1     # to the segment's end, or the game's
                             if by_heuristic:
                                 heuristic_rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs,
-                                                  hmasks, hout, obs_at, htables)
+                                                  hmasks, hout, obs_at, htables, until)
                             else:
                                 random_rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs,
-                                               hmasks, hout, obs_at, htables)
-                            returns(s, d, ret)
+                                               hmasks, hout, obs_at, htables, until)
+                            if horizon:
+                                estimate(s, d, ret)
+                            else:
+                                returns(s, d, ret)
                             for p in range(ret.size):
                                 ret[p] = (1.0 - mix) * v[p] + mix * ret[p]
                         break
@@ -287,7 +295,7 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
         def net_search_batch_threads(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child,
                                      visits, value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h,
                                      out, out_visits, out_value, obs_at, net, mix, max_rollout, fresh, estimates, heur,
-                                     by_heuristic, prior):
+                                     by_heuristic, horizon, prior):
             count, slots = len(seats), len(nodes)
             per = (count + slots - 1) // slots
             # numba's threads (parfor) take a tuple's items as arguments, but not a tuple within a
@@ -297,7 +305,7 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
                 run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value,
                     avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value,
                     obs_at, net, mix, max_rollout, fresh, estimates, (hmemory, hrows, hobs, hmasks, hout, htables),
-                    by_heuristic, prior,
+                    by_heuristic, horizon, prior,
                     min(slot * per, count),
                     min((slot + 1) * per, count), slot)
         return net_search_batch_threads
@@ -305,10 +313,10 @@ def net_search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | 
     def net_search_batch(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits,
                          value, avail, logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits,
                          out_value, obs_at, net, mix, max_rollout, fresh, estimates, heur, by_heuristic,
-                         prior):
+                         horizon, prior):
         run(root_bytes, tables, seats, sims, c, gens, resume, scratch, scratch_bytes, child, visits, value, avail,
             logits, evaluated, nodes, masks, paths, rets, obs, x, h, out, out_visits, out_value, obs_at, net,
-            mix, max_rollout, fresh, estimates, heur, by_heuristic, prior, 0, len(seats), 0)
+            mix, max_rollout, fresh, estimates, heur, by_heuristic, horizon, prior, 0, len(seats), 0)
     return net_search_batch
 
 
@@ -320,6 +328,19 @@ def check_prior(prior_visits: int, temperature: float) -> None:
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
             or not (math.isfinite(temperature) and temperature > 0):
         raise ValueError(f"temperature={temperature!r} must be a finite number above 0")
+
+
+#: how far a leaf's rollout runs: to the game's end, or to the end of the game's segment (its
+#: ``segment``, valued by its ``estimate``: Scala 40's hand, its penalty totals)
+HORIZONS = ("game", "segment")
+
+
+def check_horizon(horizon: str, game) -> None:
+    """A horizon of HORIZONS the game can stop at, or a ValueError."""
+    if horizon not in HORIZONS:
+        raise ValueError(f"horizon={horizon!r} must be one of {HORIZONS}")
+    if horizon == "segment" and not callable(getattr(getattr(game, "reference", game), "segment", None)):
+        raise ValueError(f"{game.env_id} is played in one piece (its rules define no segment): horizon='game'")
 
 
 @functools.cache
@@ -340,7 +361,7 @@ class NetSearcher(Searcher):
     def __init__(self, game, policy=None, threads: int = 1, nodes: int = 1024, mix: float = 0.0,
                  max_rollout: int = 10_000, net: tuple | None = None, rollout: str = "random",
                  heuristic_seed: int | None = None, prior_weight: float | None = None, prior_visits: int = 2,
-                 temperature: float = 1.0) -> None:
+                 temperature: float = 1.0, horizon: str = "game") -> None:
         """``mix`` > 0: a new leaf's estimate is ``(1 - mix) * the value net's + mix * the returns of a
         rollout`` from it: random moves drawn from the search's generator, as the plain search's, or
         with ``rollout="heuristic"`` the game's compiled heuristic's (as ``Searcher``'s). A policy
@@ -349,13 +370,17 @@ class NetSearcher(Searcher):
         ``net_arrays``' output in place of ``policy`` (a process without torch: a Ray worker),
         with ``prior_weight`` if that net reads the hint. A node other than the root asks the policy
         net at its ``prior_visits``-th visit (2: the first walk through it; before it, the prior is
-        uniform), and its logits are divided by ``temperature`` (above 1: a flatter prior)."""
+        uniform), and its logits are divided by ``temperature`` (above 1: a flatter prior).
+        ``horizon="segment"``: a leaf's rollout stops where the game's segment ends (Scala 40: the
+        hand being played), valued by the game's ``estimate`` (HORIZONS)."""
         if not 0.0 <= mix <= 1.0:
             raise ValueError(f"mix={mix!r} must be in [0, 1]")
         check_prior(prior_visits, temperature)
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"rollout={rollout!r} must be 'random' or 'heuristic'")
         self.mix, self.max_rollout = float(mix), max_rollout
+        check_horizon(horizon, game)
+        self.horizon = np.bool_(horizon == "segment")
         if not hasattr(game.fast, "resample_hidden"):
             raise NotImplementedError(f"{game.env_id}: no compiled resample_hidden yet")
         self.rollout = "net"
@@ -407,4 +432,4 @@ class NetSearcher(Searcher):
                 self._masks, self._paths, self._rets, self._obs, self._x, self._h, self._out, out_visits, out_value,
                 self._obs_at, self.net, self.mix, self.max_rollout, self._fresh, self._estimates,
                 (self._hmemory, self._hrows, self._hobs, self._masks, self._hout, self._htables), self.by_heuristic,
-                (self.prior_weight, self.prior_visits, self.temperature))
+                self.horizon, (self.prior_weight, self.prior_visits, self.temperature))

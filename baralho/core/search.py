@@ -79,14 +79,29 @@ def backup(path, depth: int, visits, value, ret) -> None:
         value[nd, a] += ret[actor]
 
 
+@jit
+def _one_segment(s, d) -> int:
+    """A game in one piece: a rollout runs to its end."""
+    return 0
+
+
+def segment_of(fast: ModuleType):
+    """The game's ``segment(s, d)`` (Scala 40: the hand being played), or one segment."""
+    return getattr(fast, "segment", _one_segment)
+
+
 def _random_rollout(fast: ModuleType):
     """A random rollout (ISMCTSAgent._rollout without a policy): a uniform legal move, drawn from
-    ``g``, at most ``max_rollout`` of them; returns how many (``benchmarks/search.py`` times it)."""
+    ``g``, at most ``max_rollout`` of them, and with ``until`` >= 0 only while the game's segment
+    is ``until`` (a rollout to a match's hand's end: ``net_search``'s horizon); returns how many
+    (``benchmarks/search.py`` times it)."""
     apply, legal_mask, current_player = fast.apply, fast.legal_mask, fast.current_player
+    segment = segment_of(fast)
 
-    def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
+    def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables,
+                until):
         steps = 0
-        while steps < max_rollout and current_player(s, d) >= 0:
+        while steps < max_rollout and current_player(s, d) >= 0 and (until < 0 or segment(s, d) == until):
             legal_mask(s, d, mask)
             count = 0
             for a in range(mask.size):
@@ -107,12 +122,15 @@ def _heuristic_rollout(fast: ModuleType, heuristic: ModuleType):
     apply, legal_mask, current_player, observe = fast.apply, fast.legal_mask, fast.current_player, fast.observe
     act_batch = heuristic.act_batch
 
-    def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables):
+    segment = segment_of(fast)
+
+    def rollout(s, d, g, max_rollout, mask, legal, slot, hmemory, hrows, hobs, hmasks, hout, obs_at, htables,
+                until):
         row = hrows[slot:slot + 1]
         steps = 0
         while steps < max_rollout:
             seat = current_player(s, d)
-            if seat < 0:
+            if seat < 0 or (until >= 0 and segment(s, d) != until):
                 break
             legal_mask(s, d, hmasks[slot])
             observe(s, d, obs_at, seat, hobs[slot])
@@ -192,7 +210,7 @@ def search_kernel(fast: ModuleType, parallel: bool, heuristic: ModuleType | None
                     apply(s, d, best)
                     node = tree_child[node, best]
                 rollout(s, d, g, max_rollout, mask, fresh_row, slot, hmemory, hrows, hobs, hmasks, hout, obs_at,
-                        htables)                              # to the end (_rollout)
+                        htables, -1)                          # to the end (_rollout)
                 for p in range(ret.size):
                     ret[p] = 0.0
                 returns(s, d, ret)

@@ -69,6 +69,8 @@ class ExitConfig:
     simulations: int = 64              # per searched decision
     exploration: float = 1.5           # PUCT's c
     mix: float = 0.5                   # a random rollout's share in a new node's estimate (0: the net's value)
+    rollout: str = "random"            # who plays the rollouts: uniform moves, or the compiled heuristic
+    horizon: str = "game"              # how far a rollout runs: the game's end, or its segment's (Scala 40's hand)
     temperature: float = 1.0           # the games' prior: the net's logits divided by it (above 1: flatter)
     explore_moves: int = 30            # a game's first decisions drawn from the visits; the most visited after
     round_decisions: int = 4096        # searched decisions between two learning phases
@@ -121,7 +123,14 @@ def check(cfg: ExitConfig) -> None:
     if cfg.mix > 1 or cfg.learning_rate == 0 or cfg.max_grad_norm == 0:
         raise ValueError("need mix <= 1, learning_rate > 0 and max_grad_norm > 0")
     check_hinted(cfg)
-    from baralho.core.net_search import check_prior  # the search's own bounds on its prior
+    from baralho.core.net_search import check_horizon, check_prior  # the search's own bounds
+
+    if cfg.rollout not in ("random", "heuristic"):
+        raise ValueError(f"rollout must be 'random' or 'heuristic', got {cfg.rollout!r} (--rollout)")
+    try:
+        check_horizon(cfg.horizon, baralho.make(cfg.env_id, engine="reference", **cfg.env_config).unwrapped.game)
+    except ValueError as err:
+        raise ValueError(f"{err} (--horizon)") from None
 
     try:
         check_prior(2, cfg.temperature)
@@ -196,7 +205,8 @@ class Games:
         if self.venv.roots([0]).dtype != game._blank.dtype:
             raise RuntimeError(f"{cfg.env_id}: the vector env's records are not the compiled game's")
         self.searcher = NetSearcher(game, threads=threads, mix=cfg.mix, net=net, temperature=cfg.temperature,
-                                    prior_weight=prior_weight if cfg.prior == "heuristic" else 0.0)
+                                    prior_weight=prior_weight if cfg.prior == "heuristic" else 0.0,
+                                    rollout=cfg.rollout, horizon=cfg.horizon)
         self.gens = np.stack([generator_words(np.random.default_rng([cfg.seed, stream, b])) for b in range(B)])
         self.rng = np.random.default_rng([cfg.seed, stream, B])
         self.heuristic = None
@@ -407,8 +417,7 @@ def train(cfg: ExitConfig) -> Path:
         for key in ("win_rate", "ci_low", "ci_high"):
             writer.add_scalar(f"eval/vs_heuristic_{key}", result[key], step)
         counters["seconds"] = seconds_before + time.perf_counter() - start
-        counters["policy_card"] = dict(decisions=step, algo="exit", search=dict(exploration=cfg.exploration,
-                                                                                mix=cfg.mix))
+        counters["policy_card"] = dict(decisions=step, algo="exit", search=search_card(cfg))
         save_checkpoint(out, policy, optimizer, counters, cfg, run_id)
         return f"vs heuristic {result['win_rate']:.3f} [{result['ci_low']:.3f}, {result['ci_high']:.3f}]"
 
@@ -464,7 +473,7 @@ def train(cfg: ExitConfig) -> Path:
 
     # 4. the net and the run's figures
     save_policy(policy, out / "final", cfg.env_id, cfg.env_config, run_id=run_id, decisions=counters["decisions"],
-                algo="exit", search=dict(exploration=cfg.exploration, mix=cfg.mix))   # ismcts:N:p searches so
+                algo="exit", search=search_card(cfg))   # ismcts:N:p searches so
     summary = dict(config={**asdict(cfg), "net_arch": list(cfg.net_arch)}, algo="exit",
                    decisions=counters["decisions"], games=counters["games"], rounds=counters["rounds"],
                    wall_seconds=time.perf_counter() - start, seconds_this_invocation=split, losses=losses,
@@ -474,11 +483,21 @@ def train(cfg: ExitConfig) -> Path:
     return out
 
 
+def search_card(cfg: ExitConfig) -> dict:
+    """How the run's games searched, for its card's ``search`` (ismcts:N:p searches so; the
+    rollouts' player is the spec's, :p or :ph)."""
+    return dict(exploration=cfg.exploration, mix=cfg.mix, **({"horizon": cfg.horizon} if cfg.horizon != "game"
+                                                              else {}))
+
+
 # --- the command line ------------------------------------------------------------------------
 
 #: what the generated flags mean (the flags shared with the other trainers have their help in cli.py)
 HELP = dict(simulations="simulations per searched decision", exploration="PUCT's exploration constant",
             mix="a random rollout's share in a new node's estimate (0: the net's value alone)",
+            rollout="who plays the search's rollouts: random (uniform moves) or heuristic (the compiled heuristic)",
+            horizon="how far a rollout runs: game (to its end) or segment (to the end of the game's part, Scala 40's "
+                    "hand, valued from the penalty totals)",
             temperature="the games' prior: the net's logits divided by it (above 1: a flatter prior, the visits "
                         "nearer the search's own)",
             explore_moves="a game's first decisions drawn from the root visits (then the most visited)",

@@ -56,29 +56,30 @@ def test_the_kernels_net_is_the_policy_files(env_id):
         assert our_value == pytest.approx(float(value[0]), abs=1e-5)
 
 
-def _play(env_id: str, spec: str, seed: int, engine: str | None, mix: float = 0.0, **config):
+def _play(env_id: str, spec: str, seed: int, engine: str | None, mix: float = 0.0, horizon: str = "game",
+          **config):
     env = _position(env_id, seed, engine, **config)
     agent = make_agent(spec, env_id, seed=seed, config=config)
-    agent.mix = mix
+    agent.mix, agent.horizon = mix, horizon
     bind_if_needed(agent, env)
     move = agent.act(env.last()[0], env.agent_selection)
     return move, agent.root_visits.copy(), agent.root_values.copy()
 
 
-def _engines_agree(env_id: str, spec: str, seed: int, mix: float = 0.0, **config):
+def _engines_agree(env_id: str, spec: str, seed: int, mix: float = 0.0, horizon: str = "game", **config):
     """The compiled search and its Python twin from the same position and seed: the same move, the
-    same root visits and (to float error) values; returns the compiled (move, visits)."""
-    move, visits, values = _play(env_id, spec, seed, None, mix, **config)
-    move_py, visits_py, values_py = _play(env_id, spec, seed, "reference", mix, **config)
+    same root visits and (to float error) values; returns the compiled (move, visits, values)."""
+    move, visits, values = _play(env_id, spec, seed, None, mix, horizon, **config)
+    move_py, visits_py, values_py = _play(env_id, spec, seed, "reference", mix, horizon, **config)
     assert move == move_py and (visits == visits_py).all()
     np.testing.assert_allclose(values, values_py, atol=1e-4)
-    return move, visits
+    return move, visits, values
 
 
 @pytest.mark.parametrize("env_id", NETS)
 def test_compiled_and_python_net_searches_agree(env_id):
     for seed in range(4):
-        move, visits = _engines_agree(env_id, "ismcts:40:p", seed)
+        move, visits, _ = _engines_agree(env_id, "ismcts:40:p", seed)
         assert visits.sum() == 40            # the root gets its prior at once: every simulation backs up
         assert visits[move] == visits.max()
 
@@ -148,6 +149,27 @@ def test_a_hinted_net_searches_with_its_prior_weight():
     assert visits.sum() == 60
     with pytest.raises(ValueError, match="reads"):
         NetSearcher(game, policy, mix=1.0, prior_weight=0.0)        # the net reads one more column per action
+
+
+@pytest.mark.parametrize("spec", ["ismcts:24:p", "ismcts:24:ph"])
+def test_rollouts_to_the_hands_end_draw_alike_on_both_engines(spec):
+    """horizon="segment" in Scala 40: a leaf's rollout stops at the end of the hand it is in and backs
+    up the game's estimate from the penalty totals, on both engines alike; the root's values are
+    no longer those of rollouts to the match's end."""
+    for seed in range(2):
+        _, visits, values = _engines_agree("scala40_v1", spec, seed, mix=1.0, horizon="segment")
+        assert visits.sum() == 24
+        assert not np.allclose(values, _play("scala40_v1", spec, seed, None, 1.0, "game")[2])
+    _engines_agree("scala40_v1", spec, 1, mix=1.0, horizon="segment", num_players=3)
+
+
+def test_a_game_in_one_piece_has_no_segment_horizon():
+    env = _position("rodizio_v1", 0)
+    policy, _ = load_policy(zoo_path("rodizio_v1"), "rodizio_v1")
+    with pytest.raises(ValueError, match="one piece"):
+        NetSearcher(env.unwrapped.game, policy, horizon="segment")
+    with pytest.raises(ValueError, match="horizon"):
+        make_agent("ismcts:20:p", "rodizio_v1").__class__(simulations=20, policy="", horizon="hand")
 
 
 def test_heuristic_rollouts_under_the_net_draw_alike_on_both_engines():

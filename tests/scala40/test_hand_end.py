@@ -1,8 +1,10 @@
 """Closing, penalties, stock exhaustion, bounds and the match: hand-built positions."""
 
+import numba as nb
 import numpy as np
 import pytest
 
+from baralho.envs.scala40 import fast
 from baralho.envs.scala40.melds import hand_penalty
 from baralho.envs.scala40.rules import MAX_TURN_DECISIONS, OVER, ROUNDS_PER_HAND
 from tests.scala40.helpers import (
@@ -224,3 +226,38 @@ def test_check_invariants_catches_corruption():
     bad.totals[0] = 150
     with pytest.raises(AssertionError):
         G2.check_invariants(bad)
+
+
+@nb.njit(cache=False)
+def _compiled_estimate(records, tables, out):
+    """The compiled engine's estimate into ``out``; returns its segment."""
+    fast.estimate(records[0], tables[0], out)
+    return fast.segment(records[0], tables[0])
+
+
+def test_a_hands_end_is_valued_from_the_room_under_the_elimination_line():
+    """Scala40Game.estimate (the net-guided search's horizon="segment", a decision in RULES.md): a
+    live player wins with a chance in proportion to ``101 - total``, the winner +1, the others -1/2;
+    the compiled engine's ``estimate`` is the same number; a finished match, its returns."""
+    from baralho.core.compiled import CompiledGame
+
+    g = Scala40Game(Config(num_players=3))
+    table = [meld("6c 7c 8c")]
+    s = position(g, {0: "9c 5d", 1: "Ks", 2: "2s"}, melds=table, opened=(0,), totals=[95, 50, 100])
+    assert g.segment(s) == 0
+    np.testing.assert_allclose(g.estimate(s), [6 / 58 * 1.5 - 0.5, 51 / 58 * 1.5 - 0.5, 1 / 58 * 1.5 - 0.5])
+    play(g, s, A.SELECT + card("9c"), A.EXTEND + 0, disc("5d"))        # totals 95, 60, 102: seat 2 is out
+    assert g.segment(s) == 1
+    expected = [6 / 47 * 1.5 - 0.5, 41 / 47 * 1.5 - 0.5, -0.5]
+    np.testing.assert_allclose(g.estimate(s), expected)
+    assert sum(g.estimate(s)) == pytest.approx(0.0)
+    cg = CompiledGame(g, fast)
+    c = cg.from_reference(s)
+    out = np.zeros(3)
+    assert _compiled_estimate(c.records, cg._tables, out) == 1
+    assert out.tolist() == g.estimate(s).tolist()
+    s = position(g, {0: "9c 5d", 1: "Ks"}, melds=table, opened=(0,), totals=[95, 99, 130], eliminated=(2,))
+    play(g, s, A.SELECT + card("9c"), A.EXTEND + 0, disc("5d"))        # the last player standing
+    assert g.estimate(s).tolist() == g.returns(s).tolist() == [1.0, -0.5, -0.5]
+    hand = position(H2, {0: "9c 5d", 1: "Ks"}, melds=table, opened=(0,))
+    assert H2.estimate(hand).tolist() == [0.0, 0.0]    # one hand (scope "hand"): nothing before its end

@@ -159,6 +159,9 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--simulations", "1"], "first evaluates the root"),
     (["--algo", "exit", "--init", "zoo", "--config", "num_players=4"], "no zoo policy for rodizio_v1 at 4 players"),
     (["--algo", "exit", "--prior", "heuristic"], "its search takes rollouts, --mix 1 (got mix=0.5)"),
+    (["--algo", "exit", "--horizon", "segment"], "played in one piece"),
+    (["--algo", "exit", "--horizon", "hand"], "horizon='hand' must be one of"),
+    (["--algo", "exit", "--rollout", "greedy"], "--rollout"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
     out = tmp_path / "run"
@@ -239,7 +242,8 @@ def test_init_zoo_takes_the_zoo_net_of_the_configured_player_count():
 
 @pytest.mark.parametrize("search", [{"mix": 2}, {"exploration": -1}, {"exploration": "1"}, {"depth": 3}, [1],
                                     {"temperature": 0}, {"temperature": True}, {"prior_visits": 1},
-                                    {"prior_visits": 128}, {"prior_visits": 2.5}])
+                                    {"prior_visits": 128}, {"prior_visits": 2.5}, {"horizon": "hand"},
+                                    {"horizon": 1}])
 def test_a_card_whose_search_settings_cannot_be_is_refused(tmp_path, search):
     from baralho.agents.policy import PolicyError, build_policy, load_policy, save_policy
 
@@ -247,6 +251,31 @@ def test_a_card_whose_search_settings_cannot_be_is_refused(tmp_path, search):
                        search=search)
     with pytest.raises(PolicyError, match="search"):
         load_policy(path, "rodizio_v1")
+
+
+def test_a_card_that_searches_to_the_hands_end_is_played_so_where_the_game_has_hands(tmp_path):
+    """A card's search horizon "segment" (an expert iteration run's --horizon): Scala 40's search
+    rolls out to the hand's end; a game in one piece refuses it."""
+    import baralho
+    from baralho.agents.policy import build_policy, save_policy
+
+    search = {"mix": 1.0, "horizon": "segment"}
+    path = save_policy(build_policy("scala40_v1", {}, dict(pi=[8], vf=[8])), tmp_path / "s", "scala40_v1", {},
+                       search=search)
+    env = baralho.make("scala40_v1")
+    env.reset(seed=0)
+    agent = make_agent(f"ismcts:10:p:{path}", "scala40_v1")
+    bind_if_needed(agent, env)
+    assert agent.horizon == "segment" and agent._searcher.horizon
+    assert ex.search_card(ex.ExitConfig(env_id="scala40_v1", mix=1.0, horizon="segment")) == {
+        "exploration": 1.5, **search}
+    assert "horizon" not in ex.search_card(ex.ExitConfig())
+    path = save_policy(build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8])), tmp_path / "r", "rodizio_v1", {},
+                       search=search)
+    env = baralho.make("rodizio_v1")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="one piece"):
+        bind_if_needed(make_agent(f"ismcts:10:p:{path}", "rodizio_v1"), env)
 
 
 def test_the_net_guided_search_plays_with_the_exploration_and_mix_its_net_was_trained_with(tmp_path):

@@ -616,6 +616,33 @@ def returns(s, d, out) -> None:
         out[p] = s.final[p]
 
 
+@jit
+def segment(s, d) -> int:
+    """rules.Scala40Game.segment: the hand being played."""
+    return s.hands_played
+
+
+@jit
+def estimate(s, d, out) -> None:
+    """rules.Scala40Game.estimate: the returns once over; in a match, each live player's chance of
+    winning in proportion to its room under the elimination line."""
+    n = s.num_players
+    if s.phase == OVER:
+        returns(s, d, out)
+        return
+    for i in range(n):
+        out[i] = 0.0
+    if not s.match:
+        return
+    total = 0
+    for i in range(n):
+        if not s.eliminated[i]:
+            total += ELIMINATION + 1 - s.totals[i]
+    for i in range(n):
+        room = 0 if s.eliminated[i] else ELIMINATION + 1 - s.totals[i]
+        out[i] += room / total * n / (n - 1) - 1.0 / (n - 1)
+
+
 # ---------------------------------------------------------------------- conversion
 def to_record(s, ref: Scala40State, game=None) -> None:
     """Write a reference ``Scala40State`` into the record ``s`` (its splitmix rng untouched)."""

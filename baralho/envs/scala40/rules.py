@@ -349,6 +349,25 @@ class Scala40Game:
     def returns(self, s: Scala40State) -> np.ndarray:
         return np.array(s.returns, dtype=np.float64)
 
+    def segment(self, s: Scala40State) -> int:
+        """The hand being played: a search's rollout may stop where it ends and ask ``estimate``."""
+        return s.hands_played
+
+    def estimate(self, s: Scala40State) -> np.ndarray:
+        """Each seat's expected return from ``s``: its returns once over; in a match, each live
+        player wins with a chance proportional to the room left under the elimination line
+        (``ELIMINATION + 1 - total``; the eliminated, none), the winner +1, the others
+        ``-1 / (n - 1)`` (a **decision**, RULES.md: fitted on heuristic self-play)."""
+        n = self.num_players
+        out = np.array(s.returns, dtype=np.float64)
+        if s.phase == OVER or not self.match:
+            return out
+        room = [0 if s.eliminated[i] else ELIMINATION + 1 - s.totals[i] for i in range(n)]
+        total = sum(room)
+        for i in range(n):
+            out[i] += room[i] / total * n / (n - 1) - 1.0 / (n - 1)
+        return out
+
     def alive(self, s: Scala40State) -> int:
         return s.eliminated.count(False)
 
