@@ -25,12 +25,12 @@ def hands(players: int, games: int, envs: int = 256) -> tuple[np.ndarray, np.nda
     env = bv.make("scala40_v1", envs, seed=players, num_players=players)
     heuristic = BatchHeuristic(env.game, envs, seed=players)
     obs, mask, _ = env.reset()
-    records = env._records          # the batch's records: read, never written
-    last = records["hands_played"].copy()
+    rows = np.arange(envs)
+    last = env.roots(rows)["hands_played"]
     kept: list[list[np.ndarray]] = [[] for _ in range(envs)]
     totals, out, winner, finished = [], [], [], 0
     while finished < games:
-        obs, mask, _, rewards, done = env.step(heuristic.act(np.arange(envs), obs, mask))
+        obs, mask, _, rewards, done = env.step(heuristic.act(rows, obs, mask))
         for b in np.flatnonzero(done):
             top = rewards[b] == rewards[b].max()
             if top.sum() == 1:                      # a shared win (everyone out at once, tied) says nothing
@@ -39,10 +39,11 @@ def hands(players: int, games: int, envs: int = 256) -> tuple[np.ndarray, np.nda
             kept[b] = []
             finished += 1
             heuristic.reset([b], [finished + 1_000_000])
+        records = env.roots(rows)                   # the games' records, copied
         hands_played = records["hands_played"]
         for b in np.flatnonzero((hands_played != last) & ~done & (hands_played > 0)):
-            kept[b].append((records["totals"][b, :players].copy(), records["eliminated"][b, :players] > 0))
-        last = hands_played.copy()
+            kept[b].append((records["totals"][b, :players], records["eliminated"][b, :players] > 0))
+        last = hands_played
     return np.array(totals, float), np.array(out), np.array(winner)
 
 

@@ -123,8 +123,10 @@ class ISMCTSAgent:
         # net-guided: a node's visit at which the net is asked (None: the card's, else 2: the first
         # walk through it) and the prior's temperature (None: the card's, else 1)
         self.prior_visits, self.temperature = prior_visits, temperature
-        if horizon is not None and horizon not in ("game", "segment"):
-            raise ValueError(f"horizon={horizon!r} must be 'game' or 'segment'")
+        if horizon is not None:
+            from baralho.core.net_search import check_horizon
+
+            check_horizon(horizon)
         # net-guided: how far a leaf's rollout runs (None: the card's, else to the game's end;
         # "segment": to the end of the game's part, Scala 40's hand, valued by the game's estimate)
         self.horizon = horizon

@@ -38,6 +38,9 @@ INPUTS = ("raw", "symlog")              # the observation as it is, or SymlogInp
 PRIORS = ("none", "heuristic")          # the logits as the net gives them, or plus a bonus on the heuristic's move
 #: what a card's "search" may set for ismcts:N:p (ISMCTSAgent's arguments of the same names)
 SEARCH_KEYS = {"exploration", "mix", "prior_visits", "temperature", "horizon"}
+#: a card's search "horizon": core/net_search.py's HORIZONS (named again here: that module reads
+#: this one's policies, and the card checks run without numba)
+HORIZONS = ("game", "segment")
 MAX_CARD_BYTES = 1 << 20
 MAX_PTH_BYTES = 1 << 30
 #: the most float32 weights a policy may hold (64M parameters; the zoo's policies are under 10 MB):
@@ -139,7 +142,7 @@ def read_card(path: str | Path) -> dict:
     ok = ok and isinstance(search, dict) and set(search) <= SEARCH_KEYS and all(     # or measured for a zoo net)
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
         for k, v in search.items() if k != "horizon") \
-        and search.get("horizon", "game") in ("game", "segment") \
+        and search.get("horizon", "game") in HORIZONS \
         and search.get("mix", 0) <= 1 and search.get("temperature", 1) > 0 \
         and search.get("prior_visits", 2) in range(2, 128)
     if not ok:

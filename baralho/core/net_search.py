@@ -331,15 +331,17 @@ def check_prior(prior_visits: int, temperature: float) -> None:
 
 
 #: how far a leaf's rollout runs: to the game's end, or to the end of the game's segment (its
-#: ``segment``, valued by its ``estimate``: Scala 40's hand, its penalty totals)
+#: ``segment``, valued by its ``estimate``: Scala 40's hand, its penalty totals); a card's are
+#: agents/policy.py's HORIZONS, the same two
 HORIZONS = ("game", "segment")
 
 
-def check_horizon(horizon: str, game) -> None:
-    """A horizon of HORIZONS the game can stop at, or a ValueError."""
+def check_horizon(horizon: str, game=None) -> None:
+    """A horizon of HORIZONS (and, given ``game``, one it can stop at), or a ValueError."""
     if horizon not in HORIZONS:
         raise ValueError(f"horizon={horizon!r} must be one of {HORIZONS}")
-    if horizon == "segment" and not callable(getattr(getattr(game, "reference", game), "segment", None)):
+    rules = getattr(game, "reference", game)          # a compiled game's reference: the rules that define it
+    if game is not None and horizon == "segment" and not callable(getattr(rules, "segment", None)):
         raise ValueError(f"{game.env_id} is played in one piece (its rules define no segment): horizon='game'")
 
 
