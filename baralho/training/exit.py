@@ -69,7 +69,7 @@ class ExitConfig:
     simulations: int = 64              # per searched decision
     exploration: float = 1.5           # PUCT's c
     mix: float = 0.5                   # a random rollout's share in a new node's estimate (0: the net's value)
-    rollout: str = "random"            # who plays the rollouts: uniform moves, or the compiled heuristic
+    rollouts: str = "random"           # who plays the rollouts: uniform moves, or the compiled heuristic
     horizon: str = "game"              # how far a rollout runs: the game's end, or its segment's (Scala 40's hand)
     temperature: float = 1.0           # the games' prior: the net's logits divided by it (above 1: flatter)
     explore_moves: int = 30            # a game's first decisions drawn from the visits; the most visited after
@@ -125,8 +125,8 @@ def check(cfg: ExitConfig) -> None:
     check_hinted(cfg)
     from baralho.core.net_search import check_horizon, check_prior  # the search's own bounds
 
-    if cfg.rollout not in ("random", "heuristic"):
-        raise ValueError(f"rollout must be 'random' or 'heuristic', got {cfg.rollout!r} (--rollout)")
+    if cfg.rollouts not in ("random", "heuristic"):
+        raise ValueError(f"rollouts must be 'random' or 'heuristic', got {cfg.rollouts!r} (--rollouts)")
     try:
         check_horizon(cfg.horizon, baralho.make(cfg.env_id, engine="reference", **cfg.env_config).unwrapped.game)
     except ValueError as err:
@@ -206,7 +206,7 @@ class Games:
             raise RuntimeError(f"{cfg.env_id}: the vector env's records are not the compiled game's")
         self.searcher = NetSearcher(game, threads=threads, mix=cfg.mix, net=net, temperature=cfg.temperature,
                                     prior_weight=prior_weight if cfg.prior == "heuristic" else 0.0,
-                                    rollout=cfg.rollout, horizon=cfg.horizon)
+                                    rollout=cfg.rollouts, horizon=cfg.horizon)
         self.gens = np.stack([generator_words(np.random.default_rng([cfg.seed, stream, b])) for b in range(B)])
         self.rng = np.random.default_rng([cfg.seed, stream, B])
         self.heuristic = None
@@ -495,7 +495,7 @@ def search_card(cfg: ExitConfig) -> dict:
 #: what the generated flags mean (the flags shared with the other trainers have their help in cli.py)
 HELP = dict(simulations="simulations per searched decision", exploration="PUCT's exploration constant",
             mix="a random rollout's share in a new node's estimate (0: the net's value alone)",
-            rollout="who plays the search's rollouts: random (uniform moves) or heuristic (the compiled heuristic)",
+            rollouts="who plays the search's rollouts: random (uniform moves) or heuristic (the compiled heuristic)",
             horizon="how far a rollout runs: game (to its end) or segment (to the end of the game's part, Scala 40's "
                     "hand, valued from the penalty totals)",
             temperature="the games' prior: the net's logits divided by it (above 1: a flatter prior, the visits "

@@ -617,22 +617,32 @@ def add_flags(parser, config=None, helps: dict | None = None, trainer: str = "se
     config dataclass: SelfPlayConfig, exit.ExitConfig) it does not have yet, of the field's type
     (the value is checked by the trainer's ``check``); returns their names, which the other
     trainers refuse."""
-    taken = {a.dest for a in parser._actions}
+    taken = {a.dest: a for a in parser._actions}
     added = []
     config, helps = config or SelfPlayConfig, HELP if helps is None else helps
     where = "per game, DEFAULTS in training/selfplay.py" if trainer == "selfplay" else f"training/{trainer}.py"
     for f in fields(config):
-        if f.name in NOT_FLAGS or FLAG_OF.get(f.name, f.name) in taken:
+        if f.name in NOT_FLAGS:
             continue
         kind = str(f.type)
+        parse = None if kind == "bool" else int if kind.startswith(("int", "tuple[int")) else \
+            float if kind.startswith("float") else str
+        shared = taken.get(FLAG_OF.get(f.name, f.name))
+        if shared is not None:
+            # two trainers share a flag by name: it must take one kind of value for both (a word here
+            # and a number there would be refused by argparse before the trainer sees it)
+            if parse is not None and (parse is str) != (shared.type in (None, str)):
+                raise TypeError(f"{config.__name__}.{f.name} takes a {kind} but --{shared.dest.replace('_', '-')}, "
+                                f"which it shares, parses another kind of value: rename the field")
+            continue
         opts = dict(dest=f.name, default=None,
                     help=f"{trainer}: {helps.get(f.name, f.name)} (default: {where})")
-        if kind == "bool":
+        if parse is None:
             opts.update(action="store_true")
         elif kind.startswith("tuple[int"):
             opts.update(type=int, nargs="+", metavar="N")
         else:
-            opts.update(type=int if kind.startswith("int") else float if kind.startswith("float") else str)
+            opts.update(type=parse)
         parser.add_argument(f"--{f.name.replace('_', '-')}", **opts)
         added.append(f.name)
     return added

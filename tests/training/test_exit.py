@@ -161,7 +161,7 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--prior", "heuristic"], "its search takes rollouts, --mix 1 (got mix=0.5)"),
     (["--algo", "exit", "--horizon", "segment"], "played in one piece"),
     (["--algo", "exit", "--horizon", "hand"], "horizon='hand' must be one of"),
-    (["--algo", "exit", "--rollout", "greedy"], "--rollout"),
+    (["--algo", "exit", "--rollouts", "greedy"], "rollouts must be 'random' or 'heuristic'"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
     out = tmp_path / "run"
@@ -171,6 +171,33 @@ def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsy
         code, said = err.code, str(err.code)
     assert code not in (0, None) and says in said + capsys.readouterr().err
     assert not (out / "run.json").exists()
+
+
+def test_every_exit_flag_reaches_its_field_with_its_value():
+    """The exit flags are generated beside selfplay's: each parses to its own field's kind (the
+    search's ``rollouts`` once shared selfplay's ``--rollout``, an int, so ``heuristic`` was refused)."""
+    from baralho.training.selfplay import settings_of
+
+    args = cli.build_parser().parse_args(["train", "scala40_v1", "--algo", "exit", "--rollouts", "heuristic",
+                                          "--horizon", "segment", "--temperature", "8", "--simulations", "50"])
+    assert settings_of(args, ex.ExitConfig) == dict(rollouts="heuristic", horizon="segment", temperature=8.0,
+                                                    simulations=50)
+
+
+def test_a_config_field_that_shares_a_flag_of_another_kind_is_refused_when_the_parser_is_built():
+    import argparse
+    from dataclasses import dataclass
+
+    from baralho.training.selfplay import add_flags
+
+    @dataclass
+    class Words:
+        rollout: str = "random"
+
+    parser = argparse.ArgumentParser()
+    add_flags(parser)                                      # selfplay's --rollout, a count
+    with pytest.raises(TypeError, match="Words.rollout takes a str but --rollout"):
+        add_flags(parser, Words, {}, trainer="exit")
 
 
 def test_init_starts_from_the_zoo_net_with_its_prior_and_a_hinted_one_searches_with_rollouts():
