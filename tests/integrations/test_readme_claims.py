@@ -89,6 +89,57 @@ def test_the_command_check_sees_a_flag_the_cli_lacks():
     assert baralho_commands(text) == [["play", "rodizio_v1", "--no-such-flag"]]
 
 
+#: a subcommand's required words, so that a flag alone can be parsed by it
+PREFIXES = (["train", "rodizio_v1"], ["train", "rodizio_v1", "--algo", "exit"],
+            ["tournament", "rodizio_v1", "--agents", "random"], ["evaluate", "ppo", "rodizio_v1"],
+            ["play", "rodizio_v1"], ["replay", "game.json"], ["demo"], ["train-rllib", "rodizio_v1"])
+#: README's placeholders, as a value of their kind
+PLACEHOLDERS = {"PATH": "model.json", "DIR": "records", "N": "2", "ADDRESS": "local"}
+
+
+def inline_flags(text: str) -> list[list[str]]:
+    """README's inline code that starts with a flag (`--rollouts heuristic`), as argv, its
+    placeholders given a value (a span that starts with another command, `ray start ...`, is not one)."""
+    spans = re.findall(r"`(--[a-z][a-z-]*(?: [^`]*)?)`", text)
+    return [[PLACEHOLDERS.get(word, word) for word in span.split()] for span in spans]
+
+
+def accepted(argv: list[str]) -> bool:
+    """Some subcommand parses ``argv`` (a flag with its value), or knows the flag (a flag named alone)."""
+    from baralho.cli import build_parser
+
+    parser = build_parser()
+    for prefix in PREFIXES:
+        if len(argv) == 1:
+            sub = parser._subparsers._group_actions[0].choices[prefix[0]]
+            if argv[0] in sub._option_string_actions:
+                return True
+            continue
+        try:
+            parser.parse_args(prefix + argv)
+            return True
+        except SystemExit:
+            continue
+    return False
+
+
+def test_every_flag_readme_names_in_its_text_is_accepted_as_written(capsys):
+    spans = inline_flags(README)
+    assert len(spans) >= 30 and ["--horizon", "segment"] in spans
+    refused = [" ".join(argv) for argv in spans if not accepted(argv)]
+    capsys.readouterr()                                  # argparse's complaints about the other subcommands
+    assert not refused, f"README names flags no command takes as written: {refused}"
+
+
+def test_the_flag_check_sees_a_value_of_the_wrong_kind(capsys):
+    # exit's rollout player once shared selfplay's --rollout, a count: README's `--rollout heuristic` failed
+    assert inline_flags("with `--rollout heuristic`, and `--no-such-flag`") == [["--rollout", "heuristic"],
+                                                                                 ["--no-such-flag"]]
+    assert not accepted(["--rollout", "heuristic"]) and not accepted(["--no-such-flag"])
+    assert accepted(["--rollouts", "heuristic"]) and accepted(["--verify"])
+    capsys.readouterr()
+
+
 def repo_paths(text: str) -> set[str]:
     """The repository paths README names: link targets, and backticked names that start
     with one of the repository's top-level folders (``baralho/core/game.py``)."""
