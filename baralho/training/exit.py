@@ -72,6 +72,7 @@ class ExitConfig:
     rollouts: str = "random"           # who plays the rollouts: uniform moves, or the compiled heuristic
     horizon: str = "game"              # how far a rollout runs: the game's end, or its segment's (Scala 40's hand)
     temperature: float = 1.0           # the games' prior: the net's logits divided by it (above 1: flatter)
+    target_temperature: float = 1.0    # the policy target: visits ** (1 / it), normalised (below 1: sharper)
     explore_moves: int = 30            # a game's first decisions drawn from the visits; the most visited after
     round_decisions: int = 4096        # searched decisions between two learning phases
     updates: int = 64                  # Adam steps per learning phase
@@ -132,6 +133,9 @@ def check(cfg: ExitConfig) -> None:
     except ValueError as err:
         raise ValueError(f"{err} (--horizon)") from None
 
+    t = cfg.target_temperature
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
+        raise ValueError(f"target_temperature must be a finite number above 0, got {t!r} (--target-temperature)")
     try:
         check_prior(2, cfg.temperature)
     except ValueError as err:
@@ -245,7 +249,7 @@ class Games:
                 # the visits' distribution, drawn by inverse CDF on the integer counts (an unvisited
                 # action is never drawn; with a choice at the root, simulations >= 2 visit some child)
                 cdf = visits.cumsum(1)
-                target = (visits / cdf[:, -1:]).astype(np.float32)
+                target = policy_target(visits, cfg.target_temperature)
                 drawn = (cdf > self.rng.random((len(rows), 1)) * cdf[:, -1:]).argmax(1)
                 action[rows] = np.where(self.moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
                 for k, b in enumerate(rows):
@@ -275,6 +279,17 @@ class Games:
                     value=np.array([r[3] for r in done_rows], np.float32),
                     hint=np.array([r[4] for r in done_rows], np.int64),
                     searched=searched, games=games)
+
+
+def policy_target(visits: np.ndarray, temperature: float) -> np.ndarray:
+    """The root visits as a distribution, ``visits ** (1 / temperature)`` normalised per row (1: the
+    visit shares as AlphaZero learns them; below 1 sharper, toward the most visited). A flat prior
+    (``--temperature`` above 1) spreads a few hundred simulations over many moves: the net learns
+    that spread, and its own most likely move is then a weak one (measured in Scala 40: README's
+    expert iteration paragraph); a sharper target keeps more of the search's choice."""
+    share = visits / visits.max(1, keepdims=True)      # in [0, 1]: no overflow for any temperature
+    sharp = share ** (1.0 / temperature)
+    return (sharp / sharp.sum(1, keepdims=True)).astype(np.float32)
 
 
 def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Generator) -> dict:
@@ -498,6 +513,8 @@ HELP = dict(simulations="simulations per searched decision", exploration="PUCT's
             rollouts="who plays the search's rollouts: random (uniform moves) or heuristic (the compiled heuristic)",
             horizon="how far a rollout runs: game (to its end) or segment (to the end of the game's part, Scala 40's "
                     "hand, valued from the penalty totals)",
+            target_temperature="the policy target: the root visits ** (1 / it), normalised (below 1: sharper, "
+                               "toward the most visited move)",
             temperature="the games' prior: the net's logits divided by it (above 1: a flatter prior, the visits "
                         "nearer the search's own)",
             explore_moves="a game's first decisions drawn from the root visits (then the most visited)",

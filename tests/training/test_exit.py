@@ -161,6 +161,7 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--prior", "heuristic"], "its search takes rollouts, --mix 1 (got mix=0.5)"),
     (["--algo", "exit", "--horizon", "segment"], "played in one piece"),
     (["--algo", "exit", "--horizon", "hand"], "horizon='hand' must be one of"),
+    (["--algo", "exit", "--target-temperature", "0"], "target_temperature must be a finite number above 0"),
     (["--algo", "exit", "--rollouts", "greedy"], "rollouts must be 'random' or 'heuristic'"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
@@ -171,6 +172,15 @@ def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsy
         code, said = err.code, str(err.code)
     assert code not in (0, None) and says in said + capsys.readouterr().err
     assert not (out / "run.json").exists()
+
+
+def test_the_policy_target_is_the_visit_shares_sharpened_by_its_temperature():
+    visits = np.array([[0, 1, 3, 6], [0, 0, 2, 0]])
+    np.testing.assert_allclose(ex.policy_target(visits, 1.0), [[0, .1, .3, .6], [0, 0, 1, 0]], rtol=1e-6)
+    np.testing.assert_allclose(ex.policy_target(visits, 0.5), [[0, 1 / 46, 9 / 46, 36 / 46], [0, 0, 1, 0]],
+                               rtol=1e-6)
+    sharp = ex.policy_target(np.array([[1, 50, 100]]), 1e-4)     # no overflow: the most visited alone
+    assert np.isfinite(sharp).all() and sharp[0, 2] > 0.99
 
 
 def test_every_exit_flag_reaches_its_field_with_its_value():
