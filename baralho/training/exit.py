@@ -285,8 +285,8 @@ def policy_target(visits: np.ndarray, temperature: float) -> np.ndarray:
     """The root visits as a distribution, ``visits ** (1 / temperature)`` normalised per row (1: the
     visit shares as AlphaZero learns them; below 1 sharper, toward the most visited). A flat prior
     (``--temperature`` above 1) spreads a few hundred simulations over many moves: the net learns
-    that spread, and its own most likely move is then a weak one (measured in Scala 40: README's
-    expert iteration paragraph); a sharper target keeps more of the search's choice."""
+    that spread, and its own most likely move is then a weak one (measured in Scala 40:
+    benchmarks/TRAINING_NOTES.md, expert iteration); a sharper target keeps more of the search's choice."""
     share = visits / visits.max(1, keepdims=True)      # in [0, 1]: no overflow for any temperature
     sharp = share ** (1.0 / temperature)
     return (sharp / sharp.sum(1, keepdims=True)).astype(np.float32)
