@@ -73,6 +73,8 @@ class ExitConfig:
     horizon: str = "game"              # how far a rollout runs: the game's end, or its segment's (Scala 40's hand)
     temperature: float = 1.0           # the games' prior: the net's logits divided by it (above 1: flatter)
     target_temperature: float = 1.0    # the policy target: visits ** (1 / it), normalised (below 1: sharper)
+    target_margin: float = 0.0         # learn a decision's policy only where the most visited move's mean
+                                       # return beats the runner-up's by this much (0: every decision's)
     explore_moves: int = 30            # a game's first decisions drawn from the visits; the most visited after
     round_decisions: int = 4096        # searched decisions between two learning phases
     updates: int = 64                  # Adam steps per learning phase
@@ -133,6 +135,9 @@ def check(cfg: ExitConfig) -> None:
     except ValueError as err:
         raise ValueError(f"{err} (--horizon)") from None
 
+    m = cfg.target_margin
+    if isinstance(m, bool) or not isinstance(m, (int, float)) or not math.isfinite(m) or m < 0:
+        raise ValueError(f"target_margin must be a finite number >= 0, got {m!r} (--target-margin)")
     t = cfg.target_temperature
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
         raise ValueError(f"target_temperature must be a finite number above 0, got {t!r} (--target-temperature)")
@@ -170,14 +175,16 @@ def check_hinted(cfg: ExitConfig) -> None:
 
 class Replay:
     """The last ``capacity`` finished decisions (a ring): observation, mask, the root's visit
-    distribution (policy target), the seat's return (value target) and, for a net with the
-    heuristic prior, the heuristic's move there (its hint; -1 without)."""
+    distribution (policy target) and its weight in the policy loss (``decisive``: 0 where the
+    search did not tell its moves apart), the seat's return (value target) and, for a net with
+    the heuristic prior, the heuristic's move there (its hint; -1 without)."""
 
     def __init__(self, capacity: int, obs_size: int, obs_dtype, actions: int) -> None:
         self.obs = np.zeros((capacity, obs_size), obs_dtype)
         self.mask = np.zeros((capacity, actions), bool)
         self.target = np.zeros((capacity, actions), np.float32)
         self.value = np.zeros(capacity, np.float32)
+        self.weight = np.ones(capacity, np.float32)
         self.hint = np.full(capacity, -1, np.int64)
         self.capacity, self.next, self.size = capacity, 0, 0
 
@@ -189,6 +196,7 @@ class Replay:
         for key in ("obs", "mask", "target", "value"):
             getattr(self, key)[rows] = batch[key]
         self.hint[rows] = batch["hint"] if "hint" in batch else -1
+        self.weight[rows] = batch["weight"] if "weight" in batch else 1.0
         self.next = int((self.next + n) % self.capacity)
         self.size = min(self.size + n, self.capacity)
 
@@ -242,7 +250,7 @@ class Games:
             if len(rows):
                 t0 = time.perf_counter()
                 g = self.gens[rows]
-                visits, _ = self.searcher._run(venv.roots(rows), seat[rows].astype(np.int64),
+                visits, value = self.searcher._run(venv.roots(rows), seat[rows].astype(np.int64),
                                                np.full(len(rows), cfg.simulations, np.int64),
                                                float(cfg.exploration), g, False)
                 self.gens[rows] = g
@@ -250,11 +258,12 @@ class Games:
                 # action is never drawn; with a choice at the root, simulations >= 2 visit some child)
                 cdf = visits.cumsum(1)
                 target = policy_target(visits, cfg.target_temperature)
+                weight = decisive(visits, value, cfg.target_margin)
                 drawn = (cdf > self.rng.random((len(rows), 1)) * cdf[:, -1:]).argmax(1)
                 action[rows] = np.where(self.moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
                 for k, b in enumerate(rows):
                     self.kept[b].append((obs[b].copy(), mask[b].astype(bool), target[k], int(seat[b]),
-                                         int(hint[b])))
+                                         int(hint[b]), weight[k]))
                 self.moves[rows] += 1
                 searched += len(rows)
                 self.seconds["search"] += time.perf_counter() - t0
@@ -264,7 +273,7 @@ class Games:
             self.obs, self.mask, self.seat, rewards, done = venv.step(action)
             self.totals += rewards
             for b in np.flatnonzero(done):               # a game ended: its decisions' value targets
-                done_rows += [(o, m, tg, self.totals[b, s], h) for o, m, tg, s, h in self.kept[b]]
+                done_rows += [(o, m, tg, self.totals[b, s], h, w) for o, m, tg, s, h, w in self.kept[b]]
                 self.kept[b], self.totals[b], self.moves[b] = [], 0.0, 0
                 games += 1
             if self.heuristic is not None and done.any():  # the next deal's heuristic (auto-reset)
@@ -278,6 +287,7 @@ class Games:
                     target=np.array([r[2] for r in done_rows], np.float32).reshape(len(done_rows), A),
                     value=np.array([r[3] for r in done_rows], np.float32),
                     hint=np.array([r[4] for r in done_rows], np.int64),
+                    weight=np.array([r[5] for r in done_rows], np.float32),
                     searched=searched, games=games)
 
 
@@ -292,6 +302,23 @@ def policy_target(visits: np.ndarray, temperature: float) -> np.ndarray:
     return (sharp / sharp.sum(1, keepdims=True)).astype(np.float32)
 
 
+def decisive(visits: np.ndarray, value: np.ndarray, margin: float) -> np.ndarray:
+    """Each root's weight in the policy loss: 1 where the most visited move's mean return (``value``
+    holds the acting seat's summed returns) beats the runner-up's (the second most visited) by
+    ``margin`` or more, or the runner-up was never visited; else 0 (the search did not tell them
+    apart: its visits there follow the prior, and teaching them back teaches the net nothing but
+    noise). ``margin`` 0: every root 1."""
+    if margin <= 0:
+        return np.ones(len(visits), np.float32)
+    order = np.argsort(-visits, axis=1, kind="stable")
+    rows = np.arange(len(visits))
+    best, second = order[:, 0], order[:, 1]
+    n_best, n_second = visits[rows, best], visits[rows, second]
+    q_best = value[rows, best] / np.maximum(n_best, 1)
+    q_second = value[rows, second] / np.maximum(n_second, 1)
+    return ((n_second == 0) | (q_best - q_second >= margin)).astype(np.float32)
+
+
 def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Generator) -> dict:
     """``updates`` Adam steps on minibatches of finished decisions; the mean losses."""
     import torch
@@ -303,14 +330,15 @@ def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Gen
         return {}
     hinted = getattr(policy, "baralho_prior", "none") == "heuristic"
     policy.set_training_mode(True)
-    totals = dict(policy_loss=0.0, value_loss=0.0, entropy=0.0)
+    totals = dict(policy_loss=0.0, value_loss=0.0, entropy=0.0, learned_share=0.0)
     for _ in range(cfg.updates):
         rows = rng.choice(replay.size, cfg.minibatch, replace=False)
         x, onehot = inputs(policy, replay.obs[rows], replay.hint[rows] if hinted else None)
         logits, latent_vf = logits_of(policy, x, onehot)
         logp = masked(logits, replay.mask[rows]).log_softmax(-1)
         target = torch.as_tensor(replay.target[rows])
-        policy_loss = -(target * logp).sum(-1).mean()
+        weight = torch.as_tensor(replay.weight[rows])     # (a decision the search did not decide: 0)
+        policy_loss = -(weight * (target * logp).sum(-1)).sum() / weight.sum().clamp(min=1.0)
         value = policy.value_net(latent_vf).squeeze(-1)
         value_loss = ((value - torch.as_tensor(replay.value[rows])) ** 2).mean()
         loss = policy_loss + cfg.vf_coef * value_loss
@@ -321,6 +349,7 @@ def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Gen
         with torch.no_grad():
             totals["entropy"] += float(-(logp.exp() * logp.clamp(min=-1e4)).sum(-1).mean())
         totals["policy_loss"] += policy_loss.item()
+        totals["learned_share"] += float(weight.mean())
         totals["value_loss"] += value_loss.item()
     policy.set_training_mode(False)
     return {k: v / cfg.updates for k, v in totals.items()}
@@ -513,6 +542,8 @@ HELP = dict(simulations="simulations per searched decision", exploration="PUCT's
             rollouts="who plays the search's rollouts: random (uniform moves) or heuristic (the compiled heuristic)",
             horizon="how far a rollout runs: game (to its end) or segment (to the end of the game's part, Scala 40's "
                     "hand, valued from the penalty totals)",
+            target_margin="learn a decision's policy only where the most visited move's mean return beats the "
+                          "runner-up's by this much (0: every decision's)",
             target_temperature="the policy target: the root visits ** (1 / it), normalised (below 1: sharper, "
                                "toward the most visited move)",
             temperature="the games' prior: the net's logits divided by it (above 1: a flatter prior, the visits "

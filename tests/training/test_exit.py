@@ -71,7 +71,7 @@ def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_re
     replay.add(dict(obs=obs, mask=mask, target=target, value=np.full(8, 0.75, np.float32)))
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     losses = ex.learn(policy, optimizer, replay, cfg, rng)
-    assert set(losses) == {"policy_loss", "value_loss", "entropy"}
+    assert set(losses) == {"policy_loss", "value_loss", "entropy", "learned_share"}
     with torch.no_grad():
         x, _ = inputs(policy, obs)
         logits, latent = logits_of(policy, x, None)
@@ -163,6 +163,8 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--horizon", "hand"], "horizon='hand' must be one of"),
     (["--algo", "exit", "--target-temperature", "0"], "target_temperature must be a finite number above 0"),
     (["--algo", "exit", "--rollouts", "greedy"], "rollouts must be 'random' or 'heuristic'"),
+    (["--algo", "exit", "--target-margin", "-0.1"], "target_margin must be a finite number >= 0"),
+    (["--algo", "exit", "--target-margin", "nan"], "target_margin must be a finite number >= 0"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
     out = tmp_path / "run"
@@ -181,6 +183,44 @@ def test_the_policy_target_is_the_visit_shares_sharpened_by_its_temperature():
                                rtol=1e-6)
     sharp = ex.policy_target(np.array([[1, 50, 100]]), 1e-4)     # no overflow: the most visited alone
     assert np.isfinite(sharp).all() and sharp[0, 2] > 0.99
+
+
+def test_a_decision_is_learned_only_where_the_search_told_its_best_move_from_the_runner_up():
+    # mean returns: row 0 best 0.5 (20 visits) vs 0.2 (10); row 1 0.30 vs 0.25; row 2 one move visited
+    visits = np.array([[0, 10, 20, 0], [5, 0, 40, 30], [0, 0, 9, 0]])
+    value = np.array([[0, 2.0, 10.0, 0], [0, 0, 12.0, 7.5], [0, 0, -9.0, 0]])
+    assert list(ex.decisive(visits, value, 0.0)) == [1, 1, 1]
+    assert list(ex.decisive(visits, value, 0.1)) == [1, 0, 1]
+    assert list(ex.decisive(visits, value, 0.04)) == [1, 1, 1]
+    assert list(ex.decisive(visits, value, 0.31)) == [0, 0, 1]
+
+
+def test_a_decision_of_weight_zero_teaches_the_policy_nothing():
+    """Two decisions with the same observation and opposite targets: weighted 1 and 0, the net
+    learns the first's move as if the second were absent."""
+    import torch
+
+    from baralho.agents.policy import build_policy, logits_of
+    from baralho.training.batch_policy import inputs, masked
+
+    cfg = ex.ExitConfig(updates=150, minibatch=8, learning_rate=3e-3)
+    policy = build_policy("rodizio_v1", {}, dict(pi=[16], vf=[16]))
+    replay = ex.Replay(8, 298, np.int8, 18)
+    obs = np.zeros((8, 298), np.int8)
+    mask = np.zeros((8, 18), bool)
+    mask[:, :3] = True
+    target = np.zeros((8, 18), np.float32)
+    target[:4, 1] = 1.0
+    target[4:, 2] = 1.0
+    weight = np.array([1, 1, 1, 1, 0, 0, 0, 0], np.float32)
+    replay.add(dict(obs=obs, mask=mask, target=target, value=np.zeros(8, np.float32), weight=weight))
+    losses = ex.learn(policy, torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate), replay, cfg,
+                      np.random.default_rng(0))
+    assert losses["learned_share"] == pytest.approx(0.5)
+    with torch.no_grad():
+        x, _ = inputs(policy, obs[:1])
+        probs = masked(logits_of(policy, x, None)[0], mask[:1]).softmax(-1)
+    assert probs[0, 1] > 0.9
 
 
 def test_every_exit_flag_reaches_its_field_with_its_value():
