@@ -504,7 +504,8 @@ def train(cfg: ExitConfig) -> Path:
             if cfg.eval_every and step - counters["last_eval"] >= cfg.eval_every:
                 status = evaluate_and_checkpoint(step)
             progress.update(task, completed=min(step, cfg.decisions),
-                            status=f"{status} · {step / max(elapsed, 1e-9):,.0f} searched decisions/s")
+                            status=f"{status} · {step / max(elapsed, 1e-9):,.0f} searched decisions/s · "
+                                   f"{counters['games']:,} games ended")
         status = evaluate_and_checkpoint(counters["decisions"])
     except KeyboardInterrupt:       # Ctrl-C: stop the games, keep what was learned
         interrupted = True
