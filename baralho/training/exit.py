@@ -119,7 +119,7 @@ def check(cfg: ExitConfig) -> None:
             raise ValueError(f"{key} must be an integer >= 0, got {value!r} (--{key.replace('_', '-')})")
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed < 2**32:
         raise ValueError(f"seed must be an integer in [0, 2**32), got {cfg.seed!r} (--seed)")
-    for key in ("exploration", "mix", "learning_rate", "vf_coef", "max_grad_norm"):
+    for key in ("exploration", "mix", "learning_rate", "vf_coef", "max_grad_norm", "target_margin"):
         value = getattr(cfg, key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{key} must be a finite number >= 0, got {value!r} (--{key.replace('_', '-')})")
@@ -135,9 +135,6 @@ def check(cfg: ExitConfig) -> None:
     except ValueError as err:
         raise ValueError(f"{err} (--horizon)") from None
 
-    m = cfg.target_margin
-    if isinstance(m, bool) or not isinstance(m, (int, float)) or not math.isfinite(m) or m < 0:
-        raise ValueError(f"target_margin must be a finite number >= 0, got {m!r} (--target-margin)")
     t = cfg.target_temperature
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
         raise ValueError(f"target_temperature must be a finite number above 0, got {t!r} (--target-temperature)")
