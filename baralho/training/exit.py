@@ -12,17 +12,18 @@
    rollout's returns by ``mix``, at new nodes)
    searches every waiting game's root in one call, ``simulations`` each, on ``threads``
    threads. The move is drawn from the root's visits for a game's first ``explore_moves``
-   decisions, then the most visited. Each searched decision keeps its seat's observation, the
-   mask and the root's visit distribution (the policy target); when its game ends, the seat's
-   return (the value target). Forced moves are played and not kept.
+   decisions, then the most visited. Each searched decision goes to the learner at once with its
+   seat's observation, the mask and the root's visit distribution (the policy target, learned
+   from the next learning phase on); when its game ends, the seat's return follows (its value
+   target, learned from then on). Forced moves are played and not kept.
    With ``--ray ADDRESS`` the games run in Ray actors on that cluster (``local``: a Ray started
    on this machine), ``--ray-workers`` of them (default one per CPU), each with its own batch;
    the learner gathers their decisions every round and sends them the new net (flat arrays:
    the actors need no torch). Without it they run here.
 2. **Learning.** After every round of ``round_decisions`` searched decisions, ``updates`` Adam
-   steps on minibatches from the last ``replay`` finished decisions (``Replay``): cross-entropy
+   steps on minibatches from the last ``replay`` searched decisions (``Replay``): cross-entropy
    of the masked policy against the visit distribution, plus ``vf_coef`` times the value's
-   squared error. The games then search with the new net.
+   squared error over the decisions whose game has ended. The games then search with the new net.
 3. **Evaluation, checkpoints.** Every ``eval_every`` searched decisions, and at the end, the
    net alone (deterministic, as ``ppo:PATH`` plays it, no search) meets the heuristic on
    ``eval_games`` deals from every seat (``selfplay.evaluate``, Wilson 95% CI), then a
@@ -79,7 +80,7 @@ class ExitConfig:
     round_decisions: int = 4096        # searched decisions between two learning phases
     updates: int = 64                  # Adam steps per learning phase
     minibatch: int = 512
-    replay: int = 100_000              # the last finished decisions learned from
+    replay: int = 100_000              # the last searched decisions learned from
     learning_rate: float = 1e-3
     vf_coef: float = 1.0
     max_grad_norm: float = 1.0
@@ -171,43 +172,66 @@ def check_hinted(cfg: ExitConfig) -> None:
 
 
 class Replay:
-    """The last ``capacity`` finished decisions (a ring): observation, mask, the root's visit
+    """The last ``capacity`` searched decisions (a ring): observation, mask, the root's visit
     distribution (policy target) and its weight in the policy loss (``decisive``: 0 where the
-    search did not tell its moves apart), the seat's return (value target) and, for a net with
-    the heuristic prior, the heuristic's move there (its hint; -1 without)."""
+    search did not tell its moves apart), the seat's return (value target: NaN until its game
+    ends, then ``settle`` writes it) and, for a net with the heuristic prior, the heuristic's move
+    there (its hint; -1 without). A decision's ``id`` (unique in the run) finds its row while it
+    is kept."""
 
     def __init__(self, capacity: int, obs_size: int, obs_dtype, actions: int) -> None:
         self.obs = np.zeros((capacity, obs_size), obs_dtype)
         self.mask = np.zeros((capacity, actions), bool)
         self.target = np.zeros((capacity, actions), np.float32)
-        self.value = np.zeros(capacity, np.float32)
+        self.value = np.full(capacity, np.nan, np.float32)
         self.weight = np.ones(capacity, np.float32)
         self.hint = np.full(capacity, -1, np.int64)
+        self.id = np.full(capacity, -1, np.int64)
+        self.row_of: dict[int, int] = {}
         self.capacity, self.next, self.size = capacity, 0, 0
 
     def add(self, batch: dict) -> None:
-        n = len(batch["value"])
+        batch = {k: batch[k] for k in ("obs", "mask", "target", "value", "hint", "weight", "id") if k in batch}
+        n = len(batch["target"])
         if n > self.capacity:                          # more than fits: the newest
             batch, n = {k: v[-self.capacity:] for k, v in batch.items()}, self.capacity
         rows = (self.next + np.arange(n)) % self.capacity
-        for key in ("obs", "mask", "target", "value"):
+        for old in self.id[rows]:                      # the decisions these rows held are gone
+            self.row_of.pop(int(old), None)
+        for key in ("obs", "mask", "target"):
             getattr(self, key)[rows] = batch[key]
+        self.value[rows] = batch["value"] if "value" in batch else np.nan
         self.hint[rows] = batch["hint"] if "hint" in batch else -1
         self.weight[rows] = batch["weight"] if "weight" in batch else 1.0
+        self.id[rows] = batch["id"] if "id" in batch else -1
+        if "id" in batch:
+            self.row_of.update(zip(batch["id"].tolist(), rows.tolist()))
         self.next = int((self.next + n) % self.capacity)
         self.size = min(self.size + n, self.capacity)
+
+    def settle(self, ids: np.ndarray, values: np.ndarray) -> int:
+        """The value targets of decisions whose games ended (a decision no longer kept is skipped);
+        how many were written."""
+        found = [(self.row_of[i], v) for i, v in zip(ids.tolist(), values.tolist()) if i in self.row_of]
+        if found:
+            rows, vals = zip(*found)
+            self.value[list(rows)] = vals
+        return len(found)
 
 
 class Games:
     """``num_envs`` games at once, every choice searched by the compiled net-guided search: what
     one process plays, in this one or in a Ray actor (``--ray``). ``play(n)`` plays on until ``n``
-    more decisions are searched and returns the decisions whose games ended meanwhile (a game in
-    progress goes on at the next call). Needs no torch: the net comes as ``net_arrays``."""
+    more decisions are searched and returns them (with no value yet, each with its ``id``) and the
+    values of every decision whose game ended meanwhile (``ended_id``, ``ended_value``: the seat's
+    return), which may have been returned by an earlier call (a game in progress goes on at the
+    next call). Needs no torch: the net comes as ``net_arrays``."""
 
     def __init__(self, cfg: ExitConfig, stream: int, net: tuple, threads: int, prior_weight: float = 0.0) -> None:
         from baralho.core.net_search import NetSearcher
 
         self.cfg = cfg
+        self.next_id = stream << 40                 # the decisions' ids: unique across the run's streams
         B = cfg.num_envs
         self.venv = bv.make(cfg.env_id, B, cfg.seed + 7919 * stream, engine="compiled", **cfg.env_config)
         game = baralho.make(cfg.env_id, engine="compiled", **cfg.env_config).unwrapped.game
@@ -226,7 +250,7 @@ class Games:
         self.obs, self.mask, self.seat = self.venv.reset()
         self.totals = np.zeros((B, self.venv.num_players))         # each game's returns so far
         self.moves = np.zeros(B, np.int64)                          # each game's searched decisions so far
-        self.kept: list[list[tuple]] = [[] for _ in range(B)]       # each game's decisions, until it ends
+        self.kept: list[list[tuple]] = [[] for _ in range(B)]       # each game's (id, seat), until it ends
         self.seconds = dict(search=0.0, env=0.0)
 
     def set_net(self, net: tuple, prior_weight: float = 0.0) -> None:
@@ -235,7 +259,7 @@ class Games:
             self.searcher.prior_weight = np.float32(prior_weight)
 
     def play(self, decisions: int) -> dict:
-        cfg, venv, done_rows = self.cfg, self.venv, []
+        cfg, venv, new_rows, finished = self.cfg, self.venv, [], []
         searched = games = 0
         while searched < decisions:
             # search every game that has a choice; a forced move is played as it is, and not kept
@@ -259,8 +283,10 @@ class Games:
                 drawn = (cdf > self.rng.random((len(rows), 1)) * cdf[:, -1:]).argmax(1)
                 action[rows] = np.where(self.moves[rows] < cfg.explore_moves, drawn, visits.argmax(1))
                 for k, b in enumerate(rows):
-                    self.kept[b].append((obs[b].copy(), mask[b].astype(bool), target[k], int(seat[b]),
-                                         int(hint[b]), weight[k]))
+                    new_rows.append((obs[b].copy(), mask[b].astype(bool), target[k], int(hint[b]), weight[k],
+                                     self.next_id))
+                    self.kept[b].append((self.next_id, int(seat[b])))
+                    self.next_id += 1
                 self.moves[rows] += 1
                 searched += len(rows)
                 self.seconds["search"] += time.perf_counter() - t0
@@ -270,21 +296,22 @@ class Games:
             self.obs, self.mask, self.seat, rewards, done = venv.step(action)
             self.totals += rewards
             for b in np.flatnonzero(done):               # a game ended: its decisions' value targets
-                done_rows += [(o, m, tg, self.totals[b, s], h, w) for o, m, tg, s, h, w in self.kept[b]]
+                finished += [(i, self.totals[b, s]) for i, s in self.kept[b]]
                 self.kept[b], self.totals[b], self.moves[b] = [], 0.0, 0
                 games += 1
             if self.heuristic is not None and done.any():  # the next deal's heuristic (auto-reset)
                 ended = np.flatnonzero(done)
                 self.heuristic.reset(ended, self.rng.integers(2**31, size=len(ended)))
             self.seconds["env"] += time.perf_counter() - t0
-        A = venv.num_actions
-        # (shaped by the batch's own widths: a round in which no game ended returns no rows)
-        return dict(obs=np.array([r[0] for r in done_rows], self.obs.dtype).reshape(len(done_rows), self.obs.shape[1]),
-                    mask=np.array([r[1] for r in done_rows], bool).reshape(len(done_rows), A),
-                    target=np.array([r[2] for r in done_rows], np.float32).reshape(len(done_rows), A),
-                    value=np.array([r[3] for r in done_rows], np.float32),
-                    hint=np.array([r[4] for r in done_rows], np.int64),
-                    weight=np.array([r[5] for r in done_rows], np.float32),
+        A, n = venv.num_actions, len(new_rows)
+        return dict(obs=np.array([r[0] for r in new_rows], self.obs.dtype).reshape(n, self.obs.shape[1]),
+                    mask=np.array([r[1] for r in new_rows], bool).reshape(n, A),
+                    target=np.array([r[2] for r in new_rows], np.float32).reshape(n, A),
+                    hint=np.array([r[3] for r in new_rows], np.int64),
+                    weight=np.array([r[4] for r in new_rows], np.float32),
+                    id=np.array([r[5] for r in new_rows], np.int64),
+                    ended_id=np.array([i for i, _ in finished], np.int64),
+                    ended_value=np.array([v for _, v in finished], np.float32),
                     searched=searched, games=games)
 
 
@@ -317,7 +344,8 @@ def decisive(visits: np.ndarray, value: np.ndarray, margin: float) -> np.ndarray
 
 
 def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Generator) -> dict:
-    """``updates`` Adam steps on minibatches of finished decisions; the mean losses."""
+    """``updates`` Adam steps on minibatches of searched decisions (the value learned where the
+    game has ended); the mean losses."""
     import torch
 
     from baralho.agents.policy import logits_of
@@ -337,7 +365,9 @@ def learn(policy, optimizer, replay: Replay, cfg: ExitConfig, rng: np.random.Gen
         weight = torch.as_tensor(replay.weight[rows])     # (a decision the search did not decide: 0)
         policy_loss = -(weight * (target * logp).sum(-1)).sum() / weight.sum().clamp(min=1.0)
         value = policy.value_net(latent_vf).squeeze(-1)
-        value_loss = ((value - torch.as_tensor(replay.value[rows])) ** 2).mean()
+        returns = torch.as_tensor(replay.value[rows])
+        known = torch.isfinite(returns)                   # (a game still in progress: no value yet)
+        value_loss = ((value - returns.nan_to_num()) ** 2 * known).sum() / known.sum().clamp(min=1)
         loss = policy_loss + cfg.vf_coef * value_loss
         optimizer.zero_grad()
         loss.backward()
@@ -476,6 +506,7 @@ def train(cfg: ExitConfig) -> Path:
                 rounds = [p.play(share) for p in players]
             for played in rounds:
                 replay.add(played)
+                replay.settle(played["ended_id"], played["ended_value"])
                 counters["decisions"] += played["searched"]
                 counters["games"] += played["games"]
             split["games"] += time.perf_counter() - t0

@@ -34,23 +34,53 @@ def test_the_replay_keeps_the_newest_decisions():
     assert sorted(replay.value) == [7, 8, 9, 10]
 
 
-def test_games_credit_every_searched_decision_with_its_seats_return():
-    """Every kept decision had a choice, its target is a distribution over its legal moves, and its
-    value is the return its seat got in that game (Rodízio: +1, -1 or 0 each)."""
+def test_games_send_every_searched_decision_at_once_and_its_seats_return_when_the_game_ends():
+    """Every searched decision comes back from the call that searched it (it had a choice, its
+    target is a distribution over its legal moves), with an id; when its game ends, a later call
+    (or the same one) sends the return its seat got there (Rodízio: +1, -1 or 0 each), which the
+    replay writes to that decision's row; a decision of a game in progress has no value yet."""
     from baralho.agents.policy import build_policy
     from baralho.core.net_search import net_arrays
 
     cfg = ex.ExitConfig(num_envs=4, simulations=8)
     policy = build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8]))
     games = ex.Games(cfg, 0, net_arrays(policy, np.int8), 1)
-    played = games.play(200)
-    assert played["searched"] >= 200 and played["games"] > 0
-    n = len(played["value"])
-    assert n > 0 and played["obs"].shape == (n, 298) and (played["mask"].sum(1) > 1).all()
-    assert np.allclose(played["target"].sum(1), 1) and not (played["target"] * ~played["mask"]).any()
-    assert set(np.unique(played["value"])) <= {-1.0, 0.0, 1.0}
-    early = ex.Games(cfg, 1, net_arrays(policy, np.int8), 1).play(1)     # no game ended yet: no rows
-    assert early["games"] == 0 and early["obs"].shape == (0, 298) and early["target"].shape == (0, 18)
+    replay = ex.Replay(100_000, 298, np.int8, 18)
+    sent, settled = [], {}
+    while not settled:
+        played = games.play(50)
+        n = len(played["target"])
+        assert n == played["searched"] >= 50 and played["obs"].shape == (n, 298) and played["id"].shape == (n,)
+        assert (played["mask"].sum(1) > 1).all() and "value" not in played
+        assert np.allclose(played["target"].sum(1), 1) and not (played["target"] * ~played["mask"]).any()
+        sent += played["id"].tolist()
+        replay.add(played)
+        assert replay.settle(played["ended_id"], played["ended_value"]) == len(played["ended_id"])
+        settled.update(zip(played["ended_id"].tolist(), played["ended_value"].tolist()))
+    assert len(set(sent)) == len(sent) and set(settled) <= set(sent)
+    assert set(settled.values()) <= {-1.0, 0.0, 1.0}
+    rows = np.array([sent.index(i) for i in settled])
+    assert np.array_equal(replay.value[rows], np.array(list(settled.values()), np.float32))
+    pending = np.array([k for k, i in enumerate(sent) if i not in settled])
+    assert len(pending) and np.isnan(replay.value[pending]).all()
+    early = ex.Games(cfg, 1, net_arrays(policy, np.int8), 1).play(1)     # no game ended yet: no values
+    assert early["games"] == 0 and len(early["target"]) >= 1 and early["ended_id"].shape == (0,)
+    assert not set(early["id"].tolist()) & set(sent)                      # another stream, other ids
+
+
+def test_the_replay_forgets_the_ids_of_the_decisions_it_drops():
+    replay = ex.Replay(3, 2, np.int8, 3)
+
+    def batch(ids):
+        n = len(ids)
+        return dict(obs=np.zeros((n, 2), np.int8), mask=np.ones((n, 3), bool),
+                    target=np.full((n, 3), 1 / 3, np.float32), id=np.array(ids, np.int64))
+
+    replay.add(batch([10, 11]))
+    replay.add(batch([12, 13]))                            # 10's row now holds 13
+    assert replay.settle(np.array([10, 11, 13]), np.array([1.0, -1.0, 0.5])) == 2
+    assert replay.value[replay.row_of[11]] == -1.0 and replay.value[replay.row_of[13]] == 0.5
+    assert np.isnan(replay.value[replay.row_of[12]]) and 10 not in replay.row_of
 
 
 def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_return():
@@ -78,6 +108,34 @@ def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_re
         probs = masked(logits, mask).softmax(-1)
         values = policy.value_net(latent).squeeze(-1)
     assert (probs[:, 2] > 0.9).all() and probs[:, 3:].sum() < 1e-6
+    assert np.allclose(values.numpy(), 0.75, atol=0.1)
+
+
+def test_the_value_learns_only_from_decisions_whose_game_has_ended():
+    """Rows without a value yet (NaN: their game is in progress) take no part in the value loss:
+    it stays finite and the known rows' values go to their return."""
+    import torch
+
+    from baralho.agents.policy import build_policy, logits_of
+    from baralho.training.batch_policy import inputs
+
+    cfg = ex.ExitConfig(updates=200, minibatch=8, learning_rate=3e-3)
+    policy = build_policy("rodizio_v1", {}, dict(pi=[16], vf=[16]))
+    replay = ex.Replay(8, 298, np.int8, 18)
+    obs = np.zeros((8, 298), np.int8)
+    obs[4:, 0] = 1
+    mask = np.zeros((8, 18), bool)
+    mask[:, :3] = True
+    target = np.zeros((8, 18), np.float32)
+    target[:, 0] = 1.0
+    value = np.array([0.75] * 4 + [np.nan] * 4, np.float32)
+    replay.add(dict(obs=obs, mask=mask, target=target, value=value))
+    losses = ex.learn(policy, torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate), replay, cfg,
+                      np.random.default_rng(0))
+    assert np.isfinite(losses["value_loss"]) and losses["value_loss"] < 0.1
+    with torch.no_grad():
+        x, _ = inputs(policy, obs[:1])
+        values = policy.value_net(logits_of(policy, x, None)[1]).squeeze(-1)
     assert np.allclose(values.numpy(), 0.75, atol=0.1)
 
 
@@ -278,7 +336,7 @@ def test_a_hinted_nets_games_keep_the_heuristics_move_and_the_learner_reads_it()
     net, weight = ex.searched(policy, np.int8)
     games = ex.Games(cfg, 0, net, 1, weight)
     played = games.play(200)
-    n = len(played["value"])
+    n = len(played["target"])
     assert n > 0 and played["hint"].shape == (n,)
     assert played["mask"][np.arange(n), played["hint"]].all()
     fresh = BatchHeuristic(games.venv.game, n)
