@@ -18,13 +18,17 @@ TINY = ["--num-envs", "8", "--simulations", "16", "--round-decisions", "200", "-
         "--eval-every", "600", "--eval-games", "10", "--threads", "1", "--net-arch", "16", "--quiet"]
 
 
+def replay_rows(n: int, **columns) -> dict:
+    """``n`` decisions of a 2-cell observation and 3 legal moves, with the given columns."""
+    return dict(obs=np.zeros((n, 2), np.int8), mask=np.ones((n, 3), bool),
+                target=np.full((n, 3), 1 / 3, np.float32), **columns)
+
+
 def test_the_replay_keeps_the_newest_decisions():
     replay = ex.Replay(4, 2, np.int8, 3)
 
     def batch(values):
-        n = len(values)
-        return dict(obs=np.zeros((n, 2), np.int8), mask=np.ones((n, 3), bool),
-                    target=np.full((n, 3), 1 / 3, np.float32), value=np.array(values, np.float32))
+        return replay_rows(len(values), value=np.array(values, np.float32))
 
     replay.add(batch([1, 2, 3]))
     assert replay.size == 3 and list(replay.value[:3]) == [1, 2, 3]
@@ -72,9 +76,7 @@ def test_the_replay_forgets_the_ids_of_the_decisions_it_drops():
     replay = ex.Replay(3, 2, np.int8, 3)
 
     def batch(ids):
-        n = len(ids)
-        return dict(obs=np.zeros((n, 2), np.int8), mask=np.ones((n, 3), bool),
-                    target=np.full((n, 3), 1 / 3, np.float32), id=np.array(ids, np.int64))
+        return replay_rows(len(ids), id=np.array(ids, np.int64))
 
     replay.add(batch([10, 11]))
     replay.add(batch([12, 13]))                            # 10's row now holds 13
