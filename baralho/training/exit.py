@@ -176,8 +176,8 @@ class Replay:
     distribution (policy target) and its weight in the policy loss (``decisive``: 0 where the
     search did not tell its moves apart), the seat's return (value target: NaN until its game
     ends, then ``settle`` writes it) and, for a net with the heuristic prior, the heuristic's move
-    there (its hint; -1 without). A decision's ``id`` (unique in the run) finds its row while it
-    is kept."""
+    there (its hint; -1 without) and its ``id`` (unique in the run; -1 without), by which
+    ``settle`` finds its row while it is kept."""
 
     def __init__(self, capacity: int, obs_size: int, obs_dtype, actions: int) -> None:
         self.obs = np.zeros((capacity, obs_size), obs_dtype)
@@ -187,7 +187,6 @@ class Replay:
         self.weight = np.ones(capacity, np.float32)
         self.hint = np.full(capacity, -1, np.int64)
         self.id = np.full(capacity, -1, np.int64)
-        self.row_of: dict[int, int] = {}
         self.capacity, self.next, self.size = capacity, 0, 0
 
     def add(self, batch: dict) -> None:
@@ -196,27 +195,25 @@ class Replay:
         if n > self.capacity:                          # more than fits: the newest
             batch, n = {k: v[-self.capacity:] for k, v in batch.items()}, self.capacity
         rows = (self.next + np.arange(n)) % self.capacity
-        for old in self.id[rows]:                      # the decisions these rows held are gone
-            self.row_of.pop(int(old), None)
         for key in ("obs", "mask", "target"):
             getattr(self, key)[rows] = batch[key]
         self.value[rows] = batch["value"] if "value" in batch else np.nan
         self.hint[rows] = batch["hint"] if "hint" in batch else -1
         self.weight[rows] = batch["weight"] if "weight" in batch else 1.0
         self.id[rows] = batch["id"] if "id" in batch else -1
-        if "id" in batch:
-            self.row_of.update(zip(batch["id"].tolist(), rows.tolist()))
         self.next = int((self.next + n) % self.capacity)
         self.size = min(self.size + n, self.capacity)
 
     def settle(self, ids: np.ndarray, values: np.ndarray) -> int:
         """The value targets of decisions whose games ended (a decision no longer kept is skipped);
         how many were written."""
-        found = [(self.row_of[i], v) for i, v in zip(ids.tolist(), values.tolist()) if i in self.row_of]
-        if found:
-            rows, vals = zip(*found)
-            self.value[list(rows)] = vals
-        return len(found)
+        if len(ids) == 0:
+            return 0
+        order = np.argsort(ids)
+        at = np.searchsorted(ids[order], self.id).clip(max=len(ids) - 1)
+        rows = np.flatnonzero(ids[order][at] == self.id)          # (ids are >= 0: an empty row's -1 matches none)
+        self.value[rows] = values[order][at[rows]]
+        return len(rows)
 
 
 class Games:

@@ -81,8 +81,8 @@ def test_the_replay_forgets_the_ids_of_the_decisions_it_drops():
     replay.add(batch([10, 11]))
     replay.add(batch([12, 13]))                            # 10's row now holds 13
     assert replay.settle(np.array([10, 11, 13]), np.array([1.0, -1.0, 0.5])) == 2
-    assert replay.value[replay.row_of[11]] == -1.0 and replay.value[replay.row_of[13]] == 0.5
-    assert np.isnan(replay.value[replay.row_of[12]]) and 10 not in replay.row_of
+    assert replay.value[replay.id == 11] == [-1.0] and replay.value[replay.id == 13] == [0.5]
+    assert np.isnan(replay.value[replay.id == 12]).all() and 10 not in replay.id
 
 
 def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_return():
