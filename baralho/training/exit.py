@@ -33,6 +33,10 @@
    ``ismcts:N:p:PATH`` searches with it; ``out/summary.json`` holds the run's figures.
 
 The net is SB3's ``MaskableActorCriticPolicy`` (the project's weights-only policy files).
+``expert`` fixes the net that guides the games' search: that policy file (``zoo``: the env's zoo
+policy) for the whole run, the learner a net apart that the games never read (plain
+distillation of a search known to be strong, where the learner guiding its own search drifts
+with it); by default the learner guides, as above.
 ``init`` starts from a policy file (``zoo``: the env's zoo policy) instead of a fresh net. One
 net serves one player count (its observation's size depends on it): ``--config num_players=3``.
 By default it never asks the heuristic, in training or in play. A net with the heuristic prior
@@ -88,6 +92,8 @@ class ExitConfig:
     inputs: str = "symlog"
     prior: str = "none"                # "heuristic": the net reads the heuristic's move (an init's card sets it)
     init: str | None = None            # a policy file to start from ("zoo": the env's), None: a fresh net
+    expert: str | None = None          # a policy file guiding the games' search for the whole run ("zoo": the
+                                       # env's), the learner apart: plain distillation; None: the learner guides
     decisions: int = 50_000_000        # budget: searched decisions
     max_minutes: float | None = 55.0   # wall budget of this invocation; the final evaluation and save follow
     eval_every: int = 100_000
@@ -394,6 +400,22 @@ def initial_policy(cfg: ExitConfig):
     return policy
 
 
+def expert_policy(cfg: ExitConfig):
+    """The fixed policy guiding the games' search (``expert``), or None: the learner guides. It reads
+    the heuristic's move as the learner does or not at all (the games keep one hint per decision)."""
+    if cfg.expert is None:
+        return None
+    from baralho.agents.policy import architecture_of
+    from baralho.zoo import load_init
+
+    policy, card = load_init(cfg.expert, cfg.env_id, cfg.env_config)
+    prior = architecture_of(card)[2]
+    if prior != cfg.prior:
+        raise ValueError(f"the expert ({cfg.expert}) has the prior {prior!r} and the learner {cfg.prior!r}: the "
+                         f"games keep the hint one of them reads (--expert, --prior, --init)")
+    return policy
+
+
 def searched(policy, obs_dtype) -> tuple[tuple, float]:
     """What the games' search reads of ``policy``: its flat arrays and its heuristic prior's weight
     (0 without the prior)."""
@@ -433,6 +455,7 @@ def train(cfg: ExitConfig) -> Path:
     out = Path(cfg.out)
     game = baralho.make(cfg.env_id, engine="compiled", **cfg.env_config).unwrapped.game  # a bad config fails here
     policy = None if cfg.resume else initial_policy(cfg)          # a bad --init fails before --out is claimed
+    expert = None if cfg.resume else expert_policy(cfg)           # and a bad --expert
     manifest = claim_out(cfg, run_files=RUN_FILES, algo="exit")
     run_id = manifest["run_id"]
     if cfg.resume:
@@ -441,6 +464,7 @@ def train(cfg: ExitConfig) -> Path:
             cfg.net_arch, cfg.inputs, cfg.prior = architecture_of(card)
         cfg.init = None
         policy = initial_policy(cfg)
+        expert = expert_policy(cfg)
     policy.set_training_mode(False)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     counters = dict(decisions=0, games=0, rounds=0, seconds=0.0, last_eval=0, evals=[], baseline=None,
@@ -451,8 +475,9 @@ def train(cfg: ExitConfig) -> Path:
     if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)
 
-    # 1. the games, in this process or in Ray actors (one batch of games each)
-    net, weight = searched(policy, game.obs_layout.dtype)
+    # 1. the games, in this process or in Ray actors (one batch of games each), guided by the learner
+    #    or by the fixed expert
+    net, weight = searched(policy if expert is None else expert, game.obs_layout.dtype)
     workers = connect_ray(cfg) if cfg.ray else 0
     if workers:
         import ray
@@ -508,12 +533,13 @@ def train(cfg: ExitConfig) -> Path:
                 counters["games"] += played["games"]
             split["games"] += time.perf_counter() - t0
 
-            # 3. learn, and search with the new net
+            # 3. learn, and search with the new net (a fixed expert goes on guiding)
             t0 = time.perf_counter()
             losses = learn(policy, optimizer, replay, cfg, rng)
-            net, weight = searched(policy, game.obs_layout.dtype)
-            for p in players:
-                p.set_net.remote(net, weight) if workers else p.set_net(net, weight)
+            if expert is None:
+                net, weight = searched(policy, game.obs_layout.dtype)
+                for p in players:
+                    p.set_net.remote(net, weight) if workers else p.set_net(net, weight)
             counters["rounds"] += 1
             split["learn"] += time.perf_counter() - t0
             step = counters["decisions"]
@@ -580,6 +606,8 @@ HELP = dict(simulations="simulations per searched decision", exploration="PUCT's
             vf_coef="value loss weight", max_grad_norm="gradient clipping norm",
             net_arch="hidden layer sizes of the policy and value nets",
             init="a policy file to start from ('zoo': the env's zoo policy; default: a fresh net)",
+            expert="a policy file that guides the games' search for the whole run ('zoo': the env's zoo policy), "
+                   "the learner a net apart (default: the learner guides its own search)",
             threads="the search's threads", torch_threads="torch's CPU threads",
             ray="play the games in Ray actors on the cluster at this address ('local': start Ray here)",
             ray_workers="Ray actors, one CPU and --num-envs games each (default: one per CPU of the cluster)")

@@ -210,6 +210,40 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
         zoo.V1 = zoo.ZOO / "v1"
 
 
+def test_a_fixed_expert_guides_every_game_of_the_run_and_the_learner_moves_apart(tmp_path, monkeypatch):
+    """``--expert zoo``: the games search with the zoo net from the first round to the last (and
+    after ``--resume``), never with the learner's, which learns and is the run's net."""
+    from baralho.zoo import load_init
+
+    zoo_net, _ = ex.searched(load_init("zoo", "rodizio_v1")[0], np.int16)
+    guided = []
+    init = ex.Games.__init__
+
+    def record(self, cfg, stream, net, threads, prior_weight=0.0):
+        init(self, cfg, stream, net, threads, prior_weight)
+        guided.append(self)
+
+    def refuse(self, net, prior_weight=0.0):
+        raise AssertionError("a fixed expert's games were sent the learner's net")
+
+    monkeypatch.setattr(ex.Games, "__init__", record)
+    monkeypatch.setattr(ex.Games, "set_net", refuse)
+    out = tmp_path / "run"
+    argv = ["train", "rodizio_v1", "--algo", "exit", "--timesteps", "400", "--out", str(out), *TINY,
+            "--expert", "zoo"]
+    assert cli.main(argv) == 0
+    argv[argv.index("--timesteps") + 1] = "600"
+    assert cli.main([*argv, "--resume"]) == 0
+    assert len(guided) == 2
+    for games in guided:
+        assert len(games.searcher.net) == len(zoo_net)
+        assert all(np.array_equal(a, b) for a, b in zip(games.searcher.net, zoo_net))
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rounds"] >= 3 and summary["config"]["expert"] == "zoo"
+    card = json.loads((out / "final.json").read_text())
+    assert card["net_arch"]["pi"] == [16]                  # the learner's net, not the expert's 256 x 256
+
+
 @pytest.mark.parametrize(("flags", "says"), [
     (["--algo", "exit", "--gamma", "0.9"], "--gamma is not a setting of --algo exit"),
     (["--simulations", "5"], "--simulations is not a setting of --algo selfplay"),
@@ -225,6 +259,8 @@ def test_a_tiny_run_writes_a_net_that_plays_alone_and_guides_the_search_and_resu
     (["--algo", "exit", "--rollouts", "greedy"], "rollouts must be 'random' or 'heuristic'"),
     (["--algo", "exit", "--target-margin", "-0.1"], "target_margin must be a finite number >= 0"),
     (["--algo", "exit", "--target-margin", "nan"], "target_margin must be a finite number >= 0"),
+    (["--algo", "exit", "--expert", "zoo", "--config", "num_players=4"], "no zoo policy for rodizio_v1 at 4"),
+    (["--algo", "exit", "--expert", "zoo", "--prior", "heuristic", "--mix", "1"], "the expert (zoo) has the prior"),
 ])
 def test_the_cli_refuses_what_exit_cannot_do_before_claiming_out(tmp_path, capsys, flags, says):
     out = tmp_path / "run"
