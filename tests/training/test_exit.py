@@ -85,60 +85,50 @@ def test_the_replay_forgets_the_ids_of_the_decisions_it_drops():
     assert np.isnan(replay.value[replay.id == 12]).all() and 10 not in replay.id
 
 
-def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_return():
+def learned_on(obs: np.ndarray, chosen: int, value: np.ndarray):
+    """A fresh Rodízio net after 200 Adam steps on ``len(obs)`` decisions whose first 3 moves are
+    legal, the search's choice ``chosen`` at each and the returns ``value`` (NaN: not known yet);
+    the net, its mean losses and, for every decision, its policy over the legal moves and its value."""
     import torch
 
     from baralho.agents.policy import build_policy, logits_of
     from baralho.training.batch_policy import inputs, masked
 
-    cfg = ex.ExitConfig(updates=200, minibatch=8, learning_rate=3e-3)
+    n = len(obs)
+    cfg = ex.ExitConfig(updates=200, minibatch=n, learning_rate=3e-3)
     policy = build_policy("rodizio_v1", {}, dict(pi=[16], vf=[16]))
-    replay = ex.Replay(8, 298, np.int8, 18)
-    rng = np.random.default_rng(0)
-    obs = rng.integers(0, 2, (8, 298)).astype(np.int8)
-    mask = np.zeros((8, 18), bool)
+    replay = ex.Replay(n, 298, np.int8, 18)
+    mask = np.zeros((n, 18), bool)
     mask[:, :3] = True
-    target = np.zeros((8, 18), np.float32)
-    target[:, 2] = 1.0                                      # the search always chose action 2
-    replay.add(dict(obs=obs, mask=mask, target=target, value=np.full(8, 0.75, np.float32)))
+    target = np.zeros((n, 18), np.float32)
+    target[:, chosen] = 1.0
+    replay.add(dict(obs=obs, mask=mask, target=target, value=value))
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
-    losses = ex.learn(policy, optimizer, replay, cfg, rng)
-    assert set(losses) == {"policy_loss", "value_loss", "entropy", "learned_share"}
+    losses = ex.learn(policy, optimizer, replay, cfg, np.random.default_rng(0))
     with torch.no_grad():
         x, _ = inputs(policy, obs)
         logits, latent = logits_of(policy, x, None)
         probs = masked(logits, mask).softmax(-1)
         values = policy.value_net(latent).squeeze(-1)
+    return losses, probs.numpy(), values.numpy()
+
+
+def test_learning_moves_the_policy_toward_the_visits_and_the_value_toward_the_return():
+    obs = np.random.default_rng(0).integers(0, 2, (8, 298)).astype(np.int8)
+    losses, probs, values = learned_on(obs, 2, np.full(8, 0.75, np.float32))   # the search always chose 2
+    assert set(losses) == {"policy_loss", "value_loss", "entropy", "learned_share"}
     assert (probs[:, 2] > 0.9).all() and probs[:, 3:].sum() < 1e-6
-    assert np.allclose(values.numpy(), 0.75, atol=0.1)
+    assert np.allclose(values, 0.75, atol=0.1)
 
 
 def test_the_value_learns_only_from_decisions_whose_game_has_ended():
     """Rows without a value yet (NaN: their game is in progress) take no part in the value loss:
     it stays finite and the known rows' values go to their return."""
-    import torch
-
-    from baralho.agents.policy import build_policy, logits_of
-    from baralho.training.batch_policy import inputs
-
-    cfg = ex.ExitConfig(updates=200, minibatch=8, learning_rate=3e-3)
-    policy = build_policy("rodizio_v1", {}, dict(pi=[16], vf=[16]))
-    replay = ex.Replay(8, 298, np.int8, 18)
     obs = np.zeros((8, 298), np.int8)
     obs[4:, 0] = 1
-    mask = np.zeros((8, 18), bool)
-    mask[:, :3] = True
-    target = np.zeros((8, 18), np.float32)
-    target[:, 0] = 1.0
-    value = np.array([0.75] * 4 + [np.nan] * 4, np.float32)
-    replay.add(dict(obs=obs, mask=mask, target=target, value=value))
-    losses = ex.learn(policy, torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate), replay, cfg,
-                      np.random.default_rng(0))
+    losses, _, values = learned_on(obs, 0, np.array([0.75] * 4 + [np.nan] * 4, np.float32))
     assert np.isfinite(losses["value_loss"]) and losses["value_loss"] < 0.1
-    with torch.no_grad():
-        x, _ = inputs(policy, obs[:1])
-        values = policy.value_net(logits_of(policy, x, None)[1]).squeeze(-1)
-    assert np.allclose(values.numpy(), 0.75, atol=0.1)
+    assert np.allclose(values[:1], 0.75, atol=0.1)
 
 
 def test_a_tiny_run_of_a_net_with_the_heuristic_prior_writes_a_hinted_net_and_resumes(tmp_path):
