@@ -9,7 +9,8 @@ format), so luck of the deal and the first-seat advantage cancel out.
 Results are deterministic for a given ``--seed`` whatever the worker count.
 
 A ``--records`` folder belongs to one tournament: ``tournament.manifest`` (JSON:
-env, agents, seed, config) is written on first use, another tournament's folder is
+env, agents, seed, config, the digest of every net the agents play) is written on
+first use, another tournament's folder (or this one's after a net changed) is
 refused, the same tournament's needs ``--resume`` (nothing recorded is replaced), and
 a lock file keeps a second writer out while one runs. Pool workers die with the main
 process (they watch it), so a killed tournament leaves none playing on.
@@ -17,6 +18,7 @@ process (they watch it), so a killed tournament leaves none playing on.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -38,6 +40,7 @@ except ImportError:  # pragma: no cover
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
+from baralho.agents.policy import MAX_CARD_BYTES, MAX_WEIGHTS_BYTES, policy_files
 from baralho.core.files import read_regular
 from baralho.training import records
 from baralho.training.records import play_and_record
@@ -154,9 +157,47 @@ MAX_MANIFEST_BYTES = 1 << 20
 
 
 def records_identity(env_id: str, specs, seed: int, config: dict) -> dict:
-    """What makes a records folder one tournament's (any player count, any number of games)."""
+    """What makes a records folder one tournament's (any player count, any number of games):
+    with the nets its agents play (``policy_digests``), so a spec whose net was retrained or
+    re-shipped since is another agent."""
     return dict(format="baralho-tournament-records", env_id=env_id, agents=list(specs), seed=seed,
-                config=records.recorded_config({k: v for k, v in config.items() if k != "num_players"}))
+                config=records.recorded_config({k: v for k, v in config.items() if k != "num_players"}),
+                policies=policy_digests(env_id, specs))
+
+
+def policy_files_of(env_id: str, spec: str) -> list[Path]:
+    """The policy cards an agent spec plays with: ``ppo:PATH`` and ``ismcts:N:p:PATH`` that
+    file's; ``ppo``, ``ppo:NAME`` of the zoo and ``ismcts:N:p`` the zoo's (every player count:
+    a records folder serves any); other agents none."""
+    from baralho.zoo import V1, zoo_path
+
+    kind, _, arg = spec.partition(":")
+    if kind == "ismcts":
+        _, _, style = arg.partition(":")
+        style, _, arg = style.partition(":")
+        if style not in ("p", "ph"):
+            return []
+    elif kind != "ppo":
+        return []
+    if arg and not (zoo_path(arg) is not None and "/" not in arg):
+        return [policy_files(arg)[0]]
+    return sorted(V1.glob(f"{arg or env_id}.json")) + ([] if arg else sorted(V1.glob(f"{env_id}_*p.json")))
+
+
+def policy_digests(env_id: str, specs) -> dict[str, str]:
+    """Each spec that plays a net -> the sha256 of its cards and weights (``policy_files_of``).
+    Resuming a tournament after ``ppo``'s net changed would count the old net's games as the
+    new one's; with the digests in the folder's manifest it is refused instead."""
+    digests = {}
+    for spec in dict.fromkeys(specs):
+        cards = policy_files_of(env_id, spec)
+        if cards:
+            sha = hashlib.sha256()
+            for path in (p for card in cards for p in policy_files(card)):
+                limit = MAX_CARD_BYTES if path.suffix == ".json" else MAX_WEIGHTS_BYTES + (1 << 20)
+                sha.update(hashlib.sha256(read_regular(path, limit, f"the policy file of {spec}")).digest())
+            digests[spec] = sha.hexdigest()
+    return digests
 
 
 def claim_records(records_dir: str | Path, identity: dict, resume: bool):
@@ -180,14 +221,24 @@ def claim_records(records_dir: str | Path, identity: dict, resume: bool):
     try:
         manifest = folder / MANIFEST
         identity = json.loads(json.dumps(identity))       # as JSON reads it back (tuples are lists)
+        identity.setdefault("policies", {})
         if manifest.exists():
             try:
                 old = json.loads(read_regular(manifest, MAX_MANIFEST_BYTES, "a tournament's manifest").decode("utf-8"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
                 raise ValueError(f"{manifest}: unreadable manifest ({err})") from None
+            if isinstance(old, dict):       # a manifest from before the digests: no nets recorded
+                old = {**old, "policies": old.get("policies") or {}}
+            if isinstance(old, dict) and old != identity and {**old, "policies": identity["policies"]} == identity:
+                changed = sorted(k for k in set(identity["policies"]) | set(old["policies"])
+                                 if old["policies"].get(k) != identity["policies"].get(k))
+                raise ValueError(f"--records {folder}: the net of {', '.join(changed)} is not the one its games "
+                                 f"were played with (its card or weights changed since, or the folder is from "
+                                 f"an older baralho); resuming would count two nets as one agent: use another "
+                                 f"folder")
             if old != identity:
-                diff = ", ".join(f"{k} {old.get(k)!r}" for k in identity if old.get(k) != identity[k]) \
-                    if isinstance(old, dict) else "?"
+                diff = ", ".join(f"{k} {old.get(k)!r}" for k in identity
+                                 if k != "policies" and old.get(k) != identity[k]) if isinstance(old, dict) else "?"
                 raise ValueError(f"--records {folder} belongs to another tournament ({diff}); use another folder")
             if not resume:
                 raise ValueError(f"--records {folder} holds this tournament's records already: add --resume "

@@ -280,3 +280,46 @@ def test_a_deck_option_naming_a_device_or_a_huge_file_is_refused_before_reading(
     for path in ("/dev/zero", str(tmp_path), str(big)):
         with pytest.raises(ConfigError, match="not a regular file of at most"):
             baralho.make("roda_de_samba_v1", deck=path)
+
+
+def test_resuming_after_a_net_changed_is_refused_not_mixed(tmp_path):
+    """The manifest holds a digest of every net the agents play: records of one net never count
+    as another's games (``ppo`` re-shipped, ``ppo:PATH`` retrained into the same file)."""
+    from baralho.agents.policy import build_policy, policy_files, save_policy
+
+    card = save_policy(build_policy("rodizio_v1", {}, {"pi": [8], "vf": [8]}), tmp_path / "net", "rodizio_v1", {})
+    specs, folder = ["heuristic", f"ppo:{card}"], tmp_path / "records"
+    first = run(folder, specs=specs, games=2)
+    assert [r.returns for r in run(folder, specs=specs, games=2, resume=True)] == [r.returns for r in first]
+    manifest = json.loads((folder / T.MANIFEST).read_text())
+    assert set(manifest["policies"]) == {f"ppo:{card}"}
+
+    weights = policy_files(card)[1]
+    arrays = dict(np.load(weights))
+    name = sorted(arrays)[0]
+    arrays[name] = arrays[name] + 0.5                      # the same file, another net
+    np.savez(weights, **arrays)
+    before = snapshot(folder)
+    with pytest.raises(ValueError, match=r"the net of ppo:\S+ is not the one its games were played with"):
+        run(folder, specs=specs, games=4, resume=True)
+    assert snapshot(folder) == before
+
+    # a folder from before the digests: resumed when its agents play no net, refused when one does
+    (folder / T.MANIFEST).write_text(json.dumps({k: v for k, v in manifest.items() if k != "policies"}))
+    with pytest.raises(ValueError, match="the net of .* or the folder is from an older baralho"):
+        run(folder, specs=specs, games=2, resume=True)
+    plain = tmp_path / "plain"
+    played = run(plain, games=2)
+    old = json.loads((plain / T.MANIFEST).read_text())
+    assert old.pop("policies") == {}
+    (plain / T.MANIFEST).write_text(json.dumps(old))
+    assert run(plain, games=2, resume=True) == played
+
+
+def test_the_zoo_net_of_every_player_count_is_in_the_digest():
+    assert [p.name for p in T.policy_files_of("scala40_v1", "ppo")] == ["scala40_v1.json", "scala40_v1_3p.json"]
+    assert [p.name for p in T.policy_files_of("scala40_v1", "ismcts:300:ph")] == \
+        ["scala40_v1.json", "scala40_v1_3p.json"]
+    assert [p.name for p in T.policy_files_of("scala40_v1", "ppo:scala40_v1_3p")] == ["scala40_v1_3p.json"]
+    assert T.policy_files_of("scala40_v1", "ismcts:300:h") == T.policy_files_of("scala40_v1", "heuristic") == []
+    assert T.policy_digests("rodizio_v1", ["ppo", "random"]).keys() == {"ppo"}
