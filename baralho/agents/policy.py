@@ -65,6 +65,18 @@ def policy_files(path: str | Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".json"), stem.with_name(stem.name + ".npz")
 
 
+def policy_digest(path: str | Path) -> str:
+    """The sha256 of a policy's card and weights (each file's digest, hashed in turn): what tells
+    one net from another behind a reused path (a tournament's records, a resumed run's expert)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for part, limit, what in zip(policy_files(path), (MAX_CARD_BYTES, MAX_WEIGHTS_BYTES + _SLACK),
+                                 ("a policy card (.json)", "the card's weights (.npz)")):
+        digest.update(hashlib.sha256(files.read_regular(part, limit, what, PolicyError)).digest())
+    return digest.hexdigest()
+
+
 def net_arch_of(shapes: dict[str, tuple[int, ...]]) -> dict[str, list[int]]:
     """The hidden widths of the policy and value nets, read from parameter shapes."""
     arch = {}

@@ -416,6 +416,17 @@ def expert_policy(cfg: ExitConfig):
     return policy
 
 
+def expert_digest(cfg: ExitConfig) -> str | None:
+    """``policy_digest`` of the expert's files (None: no expert): a resumed run checks its expert
+    is still the net its first games were searched with."""
+    from baralho.agents.policy import policy_digest
+    from baralho.zoo import zoo_path
+
+    if cfg.expert is None:
+        return None
+    return policy_digest(zoo_path(cfg.env_id, cfg.env_config.get("num_players")) if cfg.expert == "zoo" else cfg.expert)
+
+
 def searched(policy, obs_dtype) -> tuple[tuple, float]:
     """What the games' search reads of ``policy``: its flat arrays and its heuristic prior's weight
     (0 without the prior)."""
@@ -471,6 +482,10 @@ def train(cfg: ExitConfig) -> Path:
                     policy_card={})
     if cfg.resume:
         counters = load_checkpoint(out, policy, optimizer, cfg)
+        if counters.setdefault("expert_digest", expert_digest(cfg)) != expert_digest(cfg):
+            raise ValueError(f"--expert {cfg.expert}: not the net this run's games were searched with (its card "
+                             f"or weights changed since); resume with that net, or start a new run")
+    counters.setdefault("expert_digest", expert_digest(cfg))
     writer = SummaryWriter(str(out / "tb"))
     if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)

@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover
 
 import baralho
 from baralho.agents import bind_if_needed, make_agent
-from baralho.agents.policy import MAX_CARD_BYTES, MAX_WEIGHTS_BYTES, policy_files
+from baralho.agents.policy import policy_digest, policy_files
 from baralho.core.files import read_regular
 from baralho.training import records
 from baralho.training.records import play_and_record
@@ -192,11 +192,7 @@ def policy_digests(env_id: str, specs) -> dict[str, str]:
     for spec in dict.fromkeys(specs):
         cards = policy_files_of(env_id, spec)
         if cards:
-            sha = hashlib.sha256()
-            for path in (p for card in cards for p in policy_files(card)):
-                limit = MAX_CARD_BYTES if path.suffix == ".json" else MAX_WEIGHTS_BYTES + (1 << 20)
-                sha.update(hashlib.sha256(read_regular(path, limit, f"the policy file of {spec}")).digest())
-            digests[spec] = sha.hexdigest()
+            digests[spec] = hashlib.sha256("".join(map(policy_digest, cards)).encode()).hexdigest()
     return digests
 
 

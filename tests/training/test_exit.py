@@ -234,6 +234,27 @@ def test_a_fixed_expert_guides_every_game_of_the_run_and_the_learner_moves_apart
     assert card["net_arch"]["pi"] == [16]                  # the learner's net, not the expert's 256 x 256
 
 
+def test_a_resumed_run_refuses_an_expert_whose_net_changed(tmp_path, capsys):
+    """``--expert PATH`` rewritten between a run and its ``--resume`` would guide the rest of the
+    run with another net: the checkpoint keeps the expert's digest and the resume is refused."""
+    from baralho.agents.policy import build_policy, policy_files, save_policy
+
+    expert = save_policy(build_policy("rodizio_v1", {}, dict(pi=[8], vf=[8])), tmp_path / "expert", "rodizio_v1", {})
+    out = tmp_path / "run"
+    argv = ["train", "rodizio_v1", "--algo", "exit", "--timesteps", "200", "--out", str(out), *TINY,
+            "--expert", str(expert)]
+    assert cli.main(argv) == 0
+    argv[argv.index("--timesteps") + 1] = "400"
+    weights = policy_files(expert)[1]
+    arrays = dict(np.load(weights))
+    arrays["action_net.bias"] = arrays["action_net.bias"] + 1.0
+    np.savez(weights, **arrays)
+    checkpoint = {p.name: p.read_bytes() for p in (out / "checkpoint").iterdir()}
+    assert cli.main([*argv, "--resume"]) != 0
+    assert "not the net this run's games were searched with" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (out / "checkpoint").iterdir()} == checkpoint
+
+
 @pytest.mark.parametrize(("flags", "says"), [
     (["--algo", "exit", "--gamma", "0.9"], "--gamma is not a setting of --algo exit"),
     (["--simulations", "5"], "--simulations is not a setting of --algo selfplay"),
