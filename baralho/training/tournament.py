@@ -226,8 +226,9 @@ def claim_records(records_dir: str | Path, identity: dict, resume: bool):
             if isinstance(old, dict):       # a manifest from before the digests: no nets recorded
                 old = {**old, "policies": old.get("policies") or {}}
             if isinstance(old, dict) and old != identity and {**old, "policies": identity["policies"]} == identity:
-                changed = sorted(k for k in set(identity["policies"]) | set(old["policies"])
-                                 if old["policies"].get(k) != identity["policies"].get(k))
+                was = old["policies"] if isinstance(old["policies"], dict) else {}
+                changed = sorted(k for k in set(identity["policies"]) | set(was)
+                                 if was.get(k) != identity["policies"].get(k)) or ["its agents"]
                 raise ValueError(f"--records {folder}: the net of {', '.join(changed)} is not the one its games "
                                  f"were played with (its card or weights changed since, or the folder is from "
                                  f"an older baralho); resuming would count two nets as one agent: use another "

@@ -308,6 +308,9 @@ def test_resuming_after_a_net_changed_is_refused_not_mixed(tmp_path):
     (folder / T.MANIFEST).write_text(json.dumps({k: v for k, v in manifest.items() if k != "policies"}))
     with pytest.raises(ValueError, match="the net of .* or the folder is from an older baralho"):
         run(folder, specs=specs, games=2, resume=True)
+    (folder / T.MANIFEST).write_text(json.dumps({**manifest, "policies": ["not", "digests"]}))
+    with pytest.raises(ValueError, match="the net of .* is not the one its games were played with"):
+        run(folder, specs=specs, games=2, resume=True)
     plain = tmp_path / "plain"
     played = run(plain, games=2)
     old = json.loads((plain / T.MANIFEST).read_text())
