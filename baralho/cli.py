@@ -305,6 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true",
                    help="with --resume: play every recorded game again with its agents and refuse a record "
                         "whose moves are not theirs (as slow as playing; needs simulation budgets, not seconds)")
+    p.add_argument("--replay-changed", action="store_true",
+                   help="with --resume: the games of an agent whose net changed since they were recorded (ppo "
+                        "re-shipped, a ppo:PATH retrained) move to RECORDS/superseded-N/ and are played again; "
+                        "the others are counted")
     p.set_defaults(func=tournament)
     p = command("train", "PPO self-play: batched over baralho.vector (training/selfplay.py), or SB3's MaskablePPO")
     p.add_argument("env_id", choices=baralho.ENV_IDS, help="the env")

@@ -196,12 +196,14 @@ def policy_digests(env_id: str, specs) -> dict[str, str]:
     return digests
 
 
-def claim_records(records_dir: str | Path, identity: dict, resume: bool):
+def claim_records(records_dir: str | Path, identity: dict, resume: bool, replay_changed: bool = False):
     """Lock ``records_dir`` for this tournament and check it is this tournament's folder;
     returns the open lock file (held until closed). Refused, with a ValueError: a path that
     is not a folder, a folder another tournament is writing into, another tournament's
     folder (its manifest, or records without one), this tournament's folder without
-    ``resume`` (its records would be replaced)."""
+    ``resume`` (its records would be replaced), and this tournament's folder after a net
+    changed, unless ``replay_changed``: then the records of the agents whose net changed
+    move aside (``supersede``) and the manifest takes the new digests."""
     folder = Path(records_dir)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--records {folder} is a file, not a folder")
@@ -229,10 +231,14 @@ def claim_records(records_dir: str | Path, identity: dict, resume: bool):
                 was = old["policies"] if isinstance(old["policies"], dict) else {}
                 changed = sorted(k for k in set(identity["policies"]) | set(was)
                                  if was.get(k) != identity["policies"].get(k)) or ["its agents"]
+                if resume and replay_changed and isinstance(old["policies"], dict):
+                    supersede(folder, identity, [s for s in changed if s in identity["agents"]])
+                    return lock
                 raise ValueError(f"--records {folder}: the net of {', '.join(changed)} is not the one its games "
                                  f"were played with (its card or weights changed since, or the folder is from "
-                                 f"an older baralho); resuming would count two nets as one agent: use another "
-                                 f"folder")
+                                 f"an older baralho); resuming would count two nets as one agent: add "
+                                 f"--replay-changed to play their games again (the old records move aside), "
+                                 f"or use another folder")
             if old != identity:
                 diff = ", ".join(f"{k} {old.get(k)!r}" for k in identity
                                  if k != "policies" and old.get(k) != identity[k]) if isinstance(old, dict) else "?"
@@ -249,6 +255,28 @@ def claim_records(records_dir: str | Path, identity: dict, resume: bool):
         lock.close()
         raise
     return lock
+
+
+def supersede(folder: Path, identity: dict, changed: list[str]) -> Path:
+    """Move the records of ``changed`` agents (and the manifest they were recorded under) to
+    ``folder``/superseded-N/, nothing deleted, and write ``identity`` as the manifest: a resume
+    then plays those games again with the new nets and counts the rest. A record that does not
+    load is left where it is (the resume refuses it, naming it)."""
+    n = 1
+    while (folder / f"superseded-{n}").exists():
+        n += 1
+    aside = folder / f"superseded-{n}"
+    aside.mkdir()
+    for path in sorted(folder.glob("*.json")):
+        try:
+            players = records.load(path).players
+        except records.RecordError:
+            continue
+        if any(p in changed for p in players):
+            path.rename(aside / path.name)
+    (folder / MANIFEST).rename(aside / MANIFEST)
+    (folder / MANIFEST).write_text(json.dumps(identity, indent=1))
+    return aside
 
 
 def _watch_parent(parent: int) -> None:
@@ -285,7 +313,7 @@ def _verify(args):
 def run(env_id: str, specs: list[str], games: int, num_players: int, config: dict | None = None,
         seed: int = 0, workers: int | None = None, progress: bool = True,
         records_dir: str | None = None, resume: bool = False, verify: bool = False,
-        claim: bool = True) -> list[MatchResult]:
+        claim: bool = True, replay_changed: bool = False) -> list[MatchResult]:
     """Play the schedule and return every match's result, sorted by deal and seats.
 
     With ``records_dir`` every game is saved there as it ends; with ``resume`` too, the
@@ -306,6 +334,8 @@ def run(env_id: str, specs: list[str], games: int, num_players: int, config: dic
         raise ValueError("resume needs records_dir: the folder the interrupted tournament recorded into")
     if verify and not resume:
         raise ValueError("verify checks recorded games: it needs resume (and records_dir)")
+    if replay_changed and not resume:
+        raise ValueError("replay_changed replays a changed net's games in a folder being resumed: it needs resume")
     if verify:
         timed = [s for s in specs if getattr(make_agent(s, env_id, config=config), "seconds", None) is not None]
         if timed:
@@ -313,7 +343,7 @@ def run(env_id: str, specs: list[str], games: int, num_players: int, config: dic
                              f"simulations, so their moves depend on the machine's speed")
     lock = None
     if records_dir and claim:       # main() claims once for all its player counts and passes claim=False
-        lock = claim_records(records_dir, records_identity(env_id, specs, seed, config), resume)
+        lock = claim_records(records_dir, records_identity(env_id, specs, seed, config), resume, replay_changed)
     try:
         results: list[MatchResult] = []
         jobs, checks = [], []
@@ -545,8 +575,11 @@ def main(args) -> int:
     counts = parse_players(args.players)
     if args.games < 1:
         raise ValueError(f"--games {args.games}: a tournament plays at least 1 game")
+    if getattr(args, "replay_changed", False) and not args.resume:
+        raise ValueError("--replay-changed goes with --resume (and --records): it replays the games of a "
+                         "changed net in a folder being resumed")
     lock = claim_records(args.records, records_identity(args.env_id, args.agents, args.seed, args.config),
-                         args.resume) if args.records else None
+                         args.resume, getattr(args, "replay_changed", False)) if args.records else None
     try:
         return _main(args, counts)
     finally:

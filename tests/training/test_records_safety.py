@@ -326,3 +326,38 @@ def test_the_zoo_net_of_every_player_count_is_in_the_digest():
     assert [p.name for p in T.policy_files_of("scala40_v1", "ppo:scala40_v1_3p")] == ["scala40_v1_3p.json"]
     assert T.policy_files_of("scala40_v1", "ismcts:300:h") == T.policy_files_of("scala40_v1", "heuristic") == []
     assert T.policy_digests("rodizio_v1", ["ppo", "random"]).keys() == {"ppo"}
+
+
+def test_replay_changed_plays_a_changed_nets_games_again_and_keeps_the_old_records(tmp_path, capsys):
+    """After ``ppo:PATH`` is retrained into the same file, ``--resume --replay-changed`` moves that
+    agent's records to superseded-1/ (with the manifest they were made under), plays its games
+    again with the new net, and counts the other agents' games as recorded."""
+    from baralho.agents.policy import build_policy, policy_files, save_policy
+
+    card = save_policy(build_policy("rodizio_v1", {}, {"pi": [8], "vf": [8]}), tmp_path / "net", "rodizio_v1", {})
+    specs, folder = ["random", "heuristic", f"ppo:{card}"], tmp_path / "records"
+    run(folder, specs=specs, games=6)
+    before = snapshot(folder)
+    mine = {n for n in before if n.endswith(".json") and f"ppo:{card}" in json.loads(before[n])["players"]}
+    assert 0 < len(mine) < len(before) - 1
+
+    weights = policy_files(card)[1]
+    arrays = dict(np.load(weights))
+    arrays["action_net.bias"] = arrays["action_net.bias"] + np.arange(len(arrays["action_net.bias"]), dtype=np.float32)
+    np.savez(weights, **arrays)
+    with pytest.raises(ValueError, match="replay_changed .* needs resume"):
+        run(folder, specs=specs, games=6, replay_changed=True)
+    played = run(folder, specs=specs, games=6, resume=True, replay_changed=True)
+
+    aside = folder / "superseded-1"
+    assert {p.name for p in aside.iterdir()} == mine | {T.MANIFEST}
+    assert all((aside / n).read_bytes() == before[n] for n in mine | {T.MANIFEST})
+    assert all((folder / n).read_bytes() == before[n] for n in before if n not in mine | {T.MANIFEST, T.LOCK})
+    assert all((folder / n).exists() for n in mine)                  # played again with the new net
+    fresh = run(tmp_path / "fresh", specs=specs, games=6)
+    assert played == fresh                                            # as if the tournament had started now
+    assert run(folder, specs=specs, games=6, resume=True) == fresh   # and the folder is this tournament's now
+
+    argv = ["tournament", "rodizio_v1", "--agents", *specs, "--games", "6", "--records", str(folder),
+            "--replay-changed", "--quiet", "--out", str(tmp_path / "out")]
+    assert main(argv) != 0 and "--replay-changed goes with --resume" in capsys.readouterr().err
