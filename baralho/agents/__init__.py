@@ -45,6 +45,23 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
     return agent
 
 
+def net_of(spec: str) -> str | None:
+    """The net an agent spec plays: ``ppo:X`` and ``ismcts:N:p:X`` X (a policy file, or for ``ppo`` a
+    zoo name), ``ppo`` and ``ismcts:N:p`` "" (the env's zoo net); None for an agent without one."""
+    kind, _, arg = spec.partition(":")
+    if kind == "ppo":
+        return arg
+    style, _, path = arg.partition(":")[2].partition(":")
+    return path if kind == "ismcts" and style in ("p", "ph") else None
+
+
+def is_zoo_name(name: str) -> bool:
+    """``ppo:NAME`` plays the zoo's policy NAME (not a file) when the zoo has one and NAME names no folder."""
+    from baralho.zoo import zoo_path
+
+    return zoo_path(name) is not None and "/" not in name
+
+
 def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None = None):
     kind, _, arg = spec.partition(":")
     if kind == "random" and not arg:
@@ -73,7 +90,7 @@ def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None 
 
         players = (config or {}).get("num_players")
         name = arg or zoo_name(env_id, players)
-        if zoo_path(name) is not None and "/" not in name:
+        if is_zoo_name(name):
             return PolicyAgent(zoo_path(name), env_id=env_id, seed=seed, config=config, max_bytes=MAX_BYTES)
         if not arg:
             retired = " (the v0 policies in baralho/zoo/v0/ were trained on v0 observations and are retired)"

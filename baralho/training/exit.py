@@ -480,12 +480,13 @@ def train(cfg: ExitConfig) -> Path:
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     counters = dict(decisions=0, games=0, rounds=0, seconds=0.0, last_eval=0, evals=[], baseline=None,
                     policy_card={})
+    digest = expert_digest(cfg)
     if cfg.resume:
         counters = load_checkpoint(out, policy, optimizer, cfg)
-        if counters.setdefault("expert_digest", expert_digest(cfg)) != expert_digest(cfg):
+        if counters.setdefault("expert_digest", digest) != digest:       # a checkpoint from before: none kept
             raise ValueError(f"--expert {cfg.expert}: not the net this run's games were searched with (its card "
                              f"or weights changed since); resume with that net, or start a new run")
-    counters.setdefault("expert_digest", expert_digest(cfg))
+    counters["expert_digest"] = digest
     writer = SummaryWriter(str(out / "tb"))
     if counters["baseline"] is None:            # heuristic vs heuristic on the evaluation deals
         counters["baseline"] = evaluate(None, cfg, cfg.eval_games, cfg.seed + 50_000)

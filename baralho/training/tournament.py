@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover
     fcntl = None
 
 import baralho
-from baralho.agents import bind_if_needed, make_agent
+from baralho.agents import bind_if_needed, is_zoo_name, make_agent, net_of
 from baralho.agents.policy import policy_digest, policy_files
 from baralho.core.files import read_regular
 from baralho.training import records
@@ -169,19 +169,14 @@ def policy_files_of(env_id: str, spec: str) -> list[Path]:
     """The policy cards an agent spec plays with: ``ppo:PATH`` and ``ismcts:N:p:PATH`` that
     file's; ``ppo``, ``ppo:NAME`` of the zoo and ``ismcts:N:p`` the zoo's (every player count:
     a records folder serves any); other agents none."""
-    from baralho.zoo import V1, zoo_path
+    from baralho.zoo import V1
 
-    kind, _, arg = spec.partition(":")
-    if kind == "ismcts":
-        _, _, style = arg.partition(":")
-        style, _, arg = style.partition(":")
-        if style not in ("p", "ph"):
-            return []
-    elif kind != "ppo":
+    net = net_of(spec)
+    if net is None:
         return []
-    if arg and not (zoo_path(arg) is not None and "/" not in arg):
-        return [policy_files(arg)[0]]
-    return sorted(V1.glob(f"{arg or env_id}.json")) + ([] if arg else sorted(V1.glob(f"{env_id}_*p.json")))
+    if net and not is_zoo_name(net):
+        return [policy_files(net)[0]]
+    return sorted(V1.glob(f"{net or env_id}.json")) + ([] if net else sorted(V1.glob(f"{env_id}_*p.json")))
 
 
 def policy_digests(env_id: str, specs) -> dict[str, str]:
@@ -227,11 +222,11 @@ def claim_records(records_dir: str | Path, identity: dict, resume: bool, replay_
                 raise ValueError(f"{manifest}: unreadable manifest ({err})") from None
             if isinstance(old, dict):       # a manifest from before the digests: no nets recorded
                 old = {**old, "policies": old.get("policies") or {}}
-            if isinstance(old, dict) and old != identity and {**old, "policies": identity["policies"]} == identity:
-                was = old["policies"] if isinstance(old["policies"], dict) else {}
-                changed = sorted(k for k in set(identity["policies"]) | set(was)
-                                 if was.get(k) != identity["policies"].get(k)) or ["its agents"]
-                if resume and replay_changed and isinstance(old["policies"], dict):
+            if old != identity and isinstance(old, dict) and {**old, "policies": identity["policies"]} == identity:
+                was = old["policies"] if isinstance(old["policies"], dict) else None    # None: damaged
+                changed = sorted(k for k in set(identity["policies"]) | set(was or {})
+                                 if (was or {}).get(k) != identity["policies"].get(k)) or ["its agents"]
+                if resume and replay_changed and was is not None:
                     supersede(folder, identity, [s for s in changed if s in identity["agents"]])
                     return lock
                 raise ValueError(f"--records {folder}: the net of {', '.join(changed)} is not the one its games "
