@@ -46,8 +46,8 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, config: dict | N
 
 
 def net_of(spec: str) -> str | None:
-    """The net an agent spec plays: ``ppo:X`` and ``ismcts:N:p:X`` X (a policy file, or for ``ppo`` a
-    zoo name), ``ppo`` and ``ismcts:N:p`` "" (the env's zoo net); None for an agent without one."""
+    """The net an agent spec plays: ``ppo:X`` and ``ismcts:N:p:X`` X (a policy file or a zoo name),
+    ``ppo`` and ``ismcts:N:p`` "" (the env's zoo net); None for an agent without one."""
     kind, _, arg = spec.partition(":")
     if kind == "ppo":
         return arg

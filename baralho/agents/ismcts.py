@@ -187,10 +187,13 @@ class ISMCTSAgent:
     def _bind_net(self, game) -> None:
         """Net-guided: load the policy (once) and, on a compiled engine, the compiled search with it."""
         if self._net is None:
+            from baralho.agents import is_zoo_name
             from baralho.agents.policy import load_policy
             from baralho.zoo import zoo_path
 
-            path = self.policy or zoo_path(game.env_id, game.num_players)
+            # a zoo name plays the zoo's net, as ppo:NAME does (and as the tournament's digest reads it)
+            named = zoo_path(self.policy) if self.policy and is_zoo_name(self.policy) else self.policy
+            path = named or zoo_path(game.env_id, game.num_players)
             if path is None:
                 raise ValueError(f"ismcts:N:p: no zoo policy for {game.env_id} at {game.num_players} players; "
                                  f"name one, ismcts:N:p:PATH")

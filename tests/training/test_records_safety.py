@@ -361,3 +361,20 @@ def test_replay_changed_plays_a_changed_nets_games_again_and_keeps_the_old_recor
     argv = ["tournament", "rodizio_v1", "--agents", *specs, "--games", "6", "--records", str(folder),
             "--replay-changed", "--quiet", "--out", str(tmp_path / "out")]
     assert main(argv) != 0 and "--replay-changed goes with --resume" in capsys.readouterr().err
+
+
+def test_a_zoo_name_in_a_guided_search_plays_the_zoo_net_its_digest_covers():
+    """``ismcts:N:p:NAME`` with NAME a zoo name plays that zoo net (as ``ppo:NAME`` does), the file
+    the tournament's digest covers: before, the digest read the zoo's file and the search looked
+    for NAME as a path."""
+    import baralho
+    from baralho.agents import bind_if_needed, make_agent
+    from baralho.zoo import zoo_path
+
+    spec = "ismcts:4:p:scala40_v1_3p"
+    assert T.policy_files_of("scala40_v1", spec) == [zoo_path("scala40_v1_3p")]
+    env = baralho.make("scala40_v1", num_players=3)
+    env.reset(seed=0)
+    agent = make_agent(spec, "scala40_v1", config={"num_players": 3})
+    bind_if_needed(agent, env)
+    assert agent._net[1] == json.loads(zoo_path("scala40_v1_3p").read_text())
