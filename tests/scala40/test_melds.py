@@ -1,5 +1,6 @@
 """Melds, drawing and the opening: hand-built positions, checked through the mask."""
 
+import numba as nb
 import numpy as np
 import pytest
 
@@ -232,15 +233,22 @@ def test_meldable_kinds_are_the_cards_of_every_formable_meld():
 
 
 def test_kind_meldable_answers_for_one_card_what_meldable_kinds_says():
-    # the draw-phase shortcut (one card, no whole-hand pass) against meldable_kinds
+    # the draw-phase shortcut (one card, no whole-hand pass) against meldable_kinds, and its
+    # compiled twin (fast_melds.kind_meldable, the compiled legal mask's draw prefilter) alike
+    from baralho.envs.scala40 import fast_melds
     from baralho.envs.scala40.melds import kind_meldable, meldable_kinds
+
+    @nb.njit(cache=False)      # the compiled one runs only inside compiled code
+    def compiled(hand, k):
+        return fast_melds.kind_meldable(hand, k)
 
     hits = 0
     for hand in _random_hands(6, 3000):
         kinds = set(meldable_kinds(hand))
+        row = np.array(hand, np.int8)
         for k in range(52):
             if hand[k]:
-                assert kind_meldable(hand, k) == (k in kinds), (hand, k)
+                assert kind_meldable(hand, k) == (k in kinds) == compiled(row, k), (hand, k)
                 hits += k in kinds
     assert hits > 100   # the sample holds meldable cards, not only loose ones
 

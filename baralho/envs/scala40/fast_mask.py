@@ -84,8 +84,9 @@ def _may_take(s, hand, top: int, keep: int, can_close: bool) -> bool:
         group[0] = top
         return _completable(s, group, 1, hand, s.hand_size[p], keep, True)
     hand[top] += 1                   # solver.may_open_with
-    ok = reachable(hand, s.pending[:0], 0, 0, top, keep, can_close)      # no group (an empty view: no allocation)
-    hand[top] -= 1
+    # most draws are refused here: test the one card before working out the hand
+    ok = (top == JOKER or F.kind_meldable(hand, top)) and reachable(hand, s.pending[:0], 0, 0, top, keep, can_close)
+    hand[top] -= 1                   # (reachable: no group, an empty view, no allocation)
     return ok
 
 

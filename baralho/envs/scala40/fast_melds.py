@@ -502,6 +502,18 @@ def _rank_bits(hand, t: int) -> int:
 
 
 @jit
+def kind_meldable(hand, k: int) -> bool:
+    """melds.kind_meldable: one real card kind ``k`` (k < 52) is in some meld of hand cards only
+    (its rank across the suits, its suit's run windows), without working out the whole hand."""
+    r, s = k % 13, k // 13
+    jok = hand[JOKER] > 0
+    suits = (hand[r] > 0) + (hand[13 + r] > 0) + (hand[26 + r] > 0) + (hand[39 + r] > 0)
+    if suits >= (2 if jok else 3):
+        return True
+    return (_run_meldable(_rank_bits(hand, s), jok) >> r) & 1 == 1
+
+
+@jit
 def meldable_kinds(hand, mask, at: int) -> None:
     """Mark ``mask[at + k]`` for the kinds k of the hand that belong to some meld of hand cards only."""
     jok = hand[JOKER] > 0
