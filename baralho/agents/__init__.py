@@ -55,13 +55,6 @@ def net_of(spec: str) -> str | None:
     return path if kind == "ismcts" and style in ("p", "ph") else None
 
 
-def is_zoo_name(name: str) -> bool:
-    """``ppo:NAME`` plays the zoo's policy NAME (not a file) when the zoo has one and NAME names no folder."""
-    from baralho.zoo import zoo_path
-
-    return zoo_path(name) is not None and "/" not in name
-
-
 def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None = None):
     kind, _, arg = spec.partition(":")
     if kind == "random" and not arg:
@@ -86,7 +79,7 @@ def _build(spec: str, env_id: str, seed: int | None = None, config: dict | None 
             raise ValueError(f"bad ISMCTS budget in {spec!r}: {err}") from None
     if kind == "ppo":
         from baralho.agents.policy import PolicyAgent
-        from baralho.zoo import MAX_BYTES, available, zoo_name, zoo_path
+        from baralho.zoo import MAX_BYTES, available, is_zoo_name, zoo_name, zoo_path
 
         players = (config or {}).get("num_players")
         name = arg or zoo_name(env_id, players)

@@ -187,9 +187,8 @@ class ISMCTSAgent:
     def _bind_net(self, game) -> None:
         """Net-guided: load the policy (once) and, on a compiled engine, the compiled search with it."""
         if self._net is None:
-            from baralho.agents import is_zoo_name
             from baralho.agents.policy import load_policy
-            from baralho.zoo import zoo_path
+            from baralho.zoo import is_zoo_name, zoo_path
 
             # a zoo name plays the zoo's net, as ppo:NAME does (and as the tournament's digest reads it)
             named = zoo_path(self.policy) if self.policy and is_zoo_name(self.policy) else self.policy

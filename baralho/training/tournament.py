@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover
     fcntl = None
 
 import baralho
-from baralho.agents import bind_if_needed, is_zoo_name, make_agent, net_of
+from baralho.agents import bind_if_needed, make_agent, net_of
 from baralho.agents.policy import policy_digest, policy_files
 from baralho.core.files import read_regular
 from baralho.training import records
@@ -169,7 +169,7 @@ def policy_files_of(env_id: str, spec: str) -> list[Path]:
     """The policy cards an agent spec plays with: ``ppo:PATH`` and ``ismcts:N:p:PATH`` that
     file's; ``ppo``, ``ppo:NAME`` of the zoo and ``ismcts:N:p`` the zoo's (every player count:
     a records folder serves any); other agents none."""
-    from baralho.zoo import V1
+    from baralho.zoo import V1, is_zoo_name
 
     net = net_of(spec)
     if net is None:

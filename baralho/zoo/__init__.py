@@ -32,6 +32,12 @@ def zoo_path(env_id: str, num_players: int | None = None) -> Path | None:
     return path if path.exists() else None
 
 
+def is_zoo_name(name: str) -> bool:
+    """``ppo:NAME`` and ``ismcts:N:p:NAME`` play the zoo's policy NAME (not a file) when the zoo has
+    one and NAME names no folder."""
+    return zoo_path(name) is not None and "/" not in name
+
+
 def load_init(init: str | Path, env_id: str, config: dict | None = None) -> tuple:
     """A trainer's starting policy (``--init``): ``"zoo"`` for the env's zoo policy at the
     config's player count, else a policy file; returns ``(policy, card)`` as ``load_policy``."""
