@@ -194,6 +194,11 @@ def evaluate(args: argparse.Namespace) -> int:
     config = with_players(parse_config(args.config), args.players)
     players = config.pop("num_players", 2)
     specs = [model_spec(args.model), args.opponent]
+    if args.paired:
+        report = t.paired(args.env_id, specs[0], model_spec(args.paired), args.opponent, args.games, players,
+                          config, args.seed, args.workers, progress=not args.quiet, one_seat=args.one_seat)
+        print(t.paired_markdown(report))
+        return 0
     if args.one_seat:
         report = t.one_seat(args.env_id, specs[0], specs[1], args.games, players, config, args.seed,
                             args.workers, progress=not args.quiet)
@@ -400,6 +405,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--one-seat", action="store_true",
                    help="the model in one seat and the opponent in every other, each seat in turn on every deal, "
                         "beside the opponent itself in that seat on the same deals (the comparison at 3+ players)")
+    p.add_argument("--paired", metavar="BASELINE",
+                   help="also play BASELINE (a policy card or agent spec, as MODEL) on the same deals from the same "
+                        "seats against the same opponent, and report the difference of the two win rates with a "
+                        "95%% CI from the paired games: the two share every deal's luck, so a small gain shows "
+                        "where two CIs apart overlap (with --one-seat: each alone in one seat in turn) (default: none, the model alone)")
     config_option(p)
     p.add_argument("--seed", type=int, default=0, help="seed")
     p.add_argument("--workers", type=int, default=None, help="processes (default: 2 cores)")

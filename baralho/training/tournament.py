@@ -360,6 +360,11 @@ def run(env_id: str, specs: list[str], games: int, num_players: int, config: dic
     return sorted(results, key=lambda r: (r.deal, r.seats))
 
 
+def alone_seats(num_players: int) -> list[tuple[int, ...]]:
+    """The seatings of agent 0 alone in one seat, each seat in turn, agent 1 in the others."""
+    return [tuple(0 if s == k else 1 for s in range(num_players)) for k in range(num_players)]
+
+
 def one_seat(env_id: str, model: str, opponent: str, deals: int, num_players: int, config: dict | None = None,
              seed: int = 0, workers: int | None = None, progress: bool = True) -> dict:
     """``model`` in one seat and ``opponent`` in every other, each seat in turn on every deal, beside
@@ -374,7 +379,7 @@ def one_seat(env_id: str, model: str, opponent: str, deals: int, num_players: in
     specs = (model, opponent)
     for spec in specs:
         make_agent(spec, env_id, config=config)
-    alone = [tuple(0 if s == k else 1 for s in range(num_players)) for k in range(num_players)]
+    alone = alone_seats(num_players)
     field = tuple([1] * num_players)
     jobs = [(env_id, config, specs, Match(d, seats), seed, None) for d in range(deals) for seats in alone + [field]]
     results = _map(_play, jobs, workers, progress, f"{env_id} · {num_players} players · {model} in one seat")
@@ -402,6 +407,65 @@ def one_seat_markdown(r: dict) -> str:
         f"[{r['opponent_ci95'][0]:.3f}, {r['opponent_ci95'][1]:.3f}] |", "",
         f"Paired by deal and seat: {r['model']} won {r['won_where_opponent_lost']} games the opponent lost "
         f"there, and lost {r['lost_where_opponent_won']} it won."])
+
+
+def paired(env_id: str, model: str, baseline: str, opponent: str, games: int, num_players: int,
+           config: dict | None = None, seed: int = 0, workers: int | None = None, progress: bool = True,
+           one_seat: bool = False) -> dict:
+    """``model`` and ``baseline`` each against ``opponent`` on the same deals from the same seats
+    (``evaluate``'s tournament, or with ``one_seat`` each alone in one seat in turn), paired game
+    by game: the difference of their win rates with a 95% CI from the paired differences (normal
+    approximation). The two share every deal's luck, so where they play alike the difference is
+    measured far tighter than two Wilson CIs apart tell (the seeded agents draw the same in both).
+    Ties as in the tables: a seat wins with the best return and someone below it."""
+    config = dict(config or {}, num_players=num_players)
+    if one_seat:
+        if type(games) is not int or games < 1:
+            raise ValueError(f"deals={games!r}: at least 1 deal")
+        baralho.make(env_id, **config)
+        matches = [Match(d, seats) for d in range(games) for seats in alone_seats(num_players)]
+    else:
+        matches = None
+    wins = {}
+    for spec in (model, baseline):
+        specs = (spec, opponent)
+        if matches is None:
+            results = run(env_id, list(specs), games, num_players, config, seed, workers, progress)
+        else:
+            for s in specs:
+                make_agent(s, env_id, config=config)
+            jobs = [(env_id, config, specs, m, seed, None) for m in matches]
+            results = _map(_play, jobs, workers, progress, f"{env_id} · {num_players} players · {spec} in one seat")
+        wins[spec] = {(r.deal, r.seats, k): is_win(r.returns, k)
+                      for r in results for k, idx in enumerate(r.seats) if idx == 0}
+    keys = sorted(wins[model])
+    a = [float(wins[model][key]) for key in keys]
+    b = [float(wins[baseline][key]) for key in keys]
+    n = len(keys)
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else float("inf")
+    half = 1.959963984540054 * sd / math.sqrt(n)
+    return dict(env_id=env_id, num_players=num_players, model=model, baseline=baseline, opponent=opponent,
+                one_seat=one_seat, games=n, win_rate=sum(a) / n, ci95=list(wilson_interval(sum(a), n)),
+                baseline_win_rate=sum(b) / n, baseline_ci95=list(wilson_interval(sum(b), n)),
+                difference=mean, difference_ci95=[mean - half, mean + half],
+                won_where_baseline_lost=sum(d > 0 for d in diffs), lost_where_baseline_won=sum(d < 0 for d in diffs))
+
+
+def paired_markdown(r: dict) -> str:
+    where = "alone in one seat, each seat in turn" if r["one_seat"] else "the tournament's seats"
+    low, high = r["difference_ci95"]
+    return "\n".join([
+        f"### {r['env_id']} · {r['num_players']} players · {r['model']} and {r['baseline']} against "
+        f"{r['opponent']}, paired ({where})", "",
+        "| agent | games | win rate | 95% CI |", "|---|---:|---:|---|",
+        f"| {r['model']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] |",
+        f"| {r['baseline']} (same deals, same seats) | {r['games']} | {r['baseline_win_rate']:.3f} | "
+        f"[{r['baseline_ci95'][0]:.3f}, {r['baseline_ci95'][1]:.3f}] |", "",
+        f"Paired difference {r['model']} − {r['baseline']}: {r['difference']:+.3f} [{low:+.3f}, {high:+.3f}] "
+        f"(95%, over the {r['games']} paired games); {r['model']} won {r['won_where_baseline_lost']} games "
+        f"{r['baseline']} lost, and lost {r['lost_where_baseline_won']} it won."])
 
 
 def _map(fn, jobs: list, workers: int | None, progress: bool, label: str) -> list:

@@ -150,3 +150,28 @@ def test_evaluate_one_seat_compares_with_the_opponent_in_the_same_seat_on_the_sa
     assert main(["evaluate", "heuristic", "rodizio_v1", "--one-seat", "--players", "3", "--games", "2",
                  "--quiet", "--workers", "1"]) == 0
     assert "heuristic (same deals, same seat)" in capsys.readouterr().out
+
+
+def test_evaluate_paired_pairs_the_two_models_games_by_deal_and_seat(capsys):
+    from baralho.training.tournament import paired, run, summarize
+
+    # the same agent twice: every paired game is the same game, so the difference is exactly 0
+    same = paired("rodizio_v1", "random", "random", "heuristic", 8, 2, workers=1, progress=False)
+    assert same["games"] == 8 and same["difference"] == 0.0 and same["difference_ci95"] == [0.0, 0.0]
+    assert same["won_where_baseline_lost"] == same["lost_where_baseline_won"] == 0
+    # the baseline's games are evaluate's own: its rate is the tournament's on those deals, and the
+    # difference is the two rates' (each game counted once in both)
+    r = paired("rodizio_v1", "heuristic", "random", "heuristic", 8, 2, seed=3, workers=1, progress=False)
+    alone = summarize(run("rodizio_v1", ["random", "heuristic"], 8, 2, seed=3, workers=1, progress=False),
+                      ["random", "heuristic"])
+    assert r["baseline_win_rate"] == alone["agents"][0]["win_rate"]
+    assert abs(r["difference"] - (r["win_rate"] - r["baseline_win_rate"])) < 1e-12
+    assert r["difference_ci95"][0] <= r["difference"] <= r["difference_ci95"][1]
+    assert r["won_where_baseline_lost"] - r["lost_where_baseline_won"] == round(r["difference"] * r["games"])
+    # one seat at 3 players: each alone in each seat of each deal
+    three = paired("rodizio_v1", "heuristic", "random", "heuristic", 3, 3, workers=1, progress=False, one_seat=True)
+    assert three["games"] == 9
+    assert main(["evaluate", "heuristic", "rodizio_v1", "--paired", "random", "--games", "4", "--quiet",
+                 "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "random (same deals, same seats)" in out and "Paired difference heuristic − random" in out
