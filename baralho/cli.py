@@ -409,7 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also play BASELINE (a policy card or agent spec, as MODEL) on the same deals from the same "
                         "seats against the same opponent, and report the difference of the two win rates with a "
                         "95%% CI from the paired games: the two share every deal's luck, so a small gain shows "
-                        "where two CIs apart overlap (with --one-seat: each alone in one seat in turn) (default: none, the model alone)")
+                        "where two CIs apart overlap (with --one-seat: each alone in one seat in turn) "
+                        "(default: none, the model alone)")
     config_option(p)
     p.add_argument("--seed", type=int, default=0, help="seed")
     p.add_argument("--workers", type=int, default=None, help="processes (default: 2 cores)")
