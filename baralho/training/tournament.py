@@ -416,7 +416,7 @@ def paired(env_id: str, model: str, baseline: str, opponent: str, games: int, nu
     (``evaluate``'s tournament, or with ``one_seat`` each alone in one seat in turn), paired game
     by game: the difference of their win rates with a 95% CI from the paired differences (normal
     approximation). The two share every deal's luck, so where they play alike the difference is
-    measured far tighter than two Wilson CIs apart tell (the seeded agents draw the same in both).
+    measured tighter than two Wilson CIs apart tell (the seeded agents draw the same in both).
     Ties as in the tables: a seat wins with the best return and someone below it."""
     config = dict(config or {}, num_players=num_players)
     if one_seat:
