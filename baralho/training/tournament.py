@@ -44,7 +44,7 @@ from baralho.agents.policy import policy_digest, policy_files
 from baralho.core.files import read_regular
 from baralho.training import records
 from baralho.training.records import play_and_record
-from baralho.training.stats import wilson_interval
+from baralho.training.stats import mean_interval, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -360,9 +360,21 @@ def run(env_id: str, specs: list[str], games: int, num_players: int, config: dic
     return sorted(results, key=lambda r: (r.deal, r.seats))
 
 
-def alone_seats(num_players: int) -> list[tuple[int, ...]]:
-    """The seatings of agent 0 alone in one seat, each seat in turn, agent 1 in the others."""
-    return [tuple(0 if s == k else 1 for s in range(num_players)) for k in range(num_players)]
+def one_seat_games(env_id: str, model: str, opponent: str, deals: int, num_players: int, config: dict | None,
+                   seed: int, workers: int | None, progress: bool, field: bool = False) -> list[MatchResult]:
+    """``model`` alone in one seat, each seat in turn, ``opponent`` in the others, on every deal;
+    with ``field`` also the deal's game of opponents only (seats all 1)."""
+    if type(deals) is not int or deals < 1:
+        raise ValueError(f"deals={deals!r}: at least 1 deal")
+    config = dict(config or {}, num_players=num_players)
+    baralho.make(env_id, **config)
+    specs = (model, opponent)
+    for spec in specs:
+        make_agent(spec, env_id, config=config)
+    seatings = [tuple(0 if s == k else 1 for s in range(num_players)) for k in range(num_players)]
+    seatings += [tuple([1] * num_players)] if field else []
+    jobs = [(env_id, config, specs, Match(d, seats), seed, None) for d in range(deals) for seats in seatings]
+    return _map(_play, jobs, workers, progress, f"{env_id} · {num_players} players · {model} in one seat")
 
 
 def one_seat(env_id: str, model: str, opponent: str, deals: int, num_players: int, config: dict | None = None,
@@ -372,17 +384,8 @@ def one_seat(env_id: str, model: str, opponent: str, deals: int, num_players: in
     is seeded by its deal and seat, so it draws the same in both games): the comparison at 3+
     players, where a heuristic in one seat does not win 1/2. Wins with Wilson 95% CIs, and how
     often the model did better, the same, or worse than the opponent in its seat."""
-    if type(deals) is not int or deals < 1:
-        raise ValueError(f"deals={deals!r}: at least 1 deal")
-    config = dict(config or {}, num_players=num_players)
-    baralho.make(env_id, **config)
-    specs = (model, opponent)
-    for spec in specs:
-        make_agent(spec, env_id, config=config)
-    alone = alone_seats(num_players)
+    results = one_seat_games(env_id, model, opponent, deals, num_players, config, seed, workers, progress, field=True)
     field = tuple([1] * num_players)
-    jobs = [(env_id, config, specs, Match(d, seats), seed, None) for d in range(deals) for seats in alone + [field]]
-    results = _map(_play, jobs, workers, progress, f"{env_id} · {num_players} players · {model} in one seat")
     field_returns = {r.deal: r.returns for r in results if r.seats == field}
     wins = base = better = worse = 0
     for r in results:
@@ -418,24 +421,12 @@ def paired(env_id: str, model: str, baseline: str, opponent: str, games: int, nu
     approximation). The two share every deal's luck, so where they play alike the difference is
     measured tighter than two Wilson CIs apart tell (the seeded agents draw the same in both).
     Ties as in the tables: a seat wins with the best return and someone below it."""
-    config = dict(config or {}, num_players=num_players)
-    if one_seat:
-        if type(games) is not int or games < 1:
-            raise ValueError(f"deals={games!r}: at least 1 deal")
-        baralho.make(env_id, **config)
-        matches = [Match(d, seats) for d in range(games) for seats in alone_seats(num_players)]
-    else:
-        matches = None
     wins = {}
     for spec in (model, baseline):
-        specs = (spec, opponent)
-        if matches is None:
-            results = run(env_id, list(specs), games, num_players, config, seed, workers, progress)
+        if one_seat:
+            results = one_seat_games(env_id, spec, opponent, games, num_players, config, seed, workers, progress)
         else:
-            for s in specs:
-                make_agent(s, env_id, config=config)
-            jobs = [(env_id, config, specs, m, seed, None) for m in matches]
-            results = _map(_play, jobs, workers, progress, f"{env_id} · {num_players} players · {spec} in one seat")
+            results = run(env_id, [spec, opponent], games, num_players, config, seed, workers, progress)
         wins[spec] = {(r.deal, r.seats, k): is_win(r.returns, k)
                       for r in results for k, idx in enumerate(r.seats) if idx == 0}
     keys = sorted(wins[model])
@@ -443,13 +434,11 @@ def paired(env_id: str, model: str, baseline: str, opponent: str, games: int, nu
     b = [float(wins[baseline][key]) for key in keys]
     n = len(keys)
     diffs = [x - y for x, y in zip(a, b, strict=True)]
-    mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else float("inf")
-    half = 1.959963984540054 * sd / math.sqrt(n)
+    mean, low, high = mean_interval(diffs)
     return dict(env_id=env_id, num_players=num_players, model=model, baseline=baseline, opponent=opponent,
                 one_seat=one_seat, games=n, win_rate=sum(a) / n, ci95=list(wilson_interval(sum(a), n)),
                 baseline_win_rate=sum(b) / n, baseline_ci95=list(wilson_interval(sum(b), n)),
-                difference=mean, difference_ci95=[mean - half, mean + half],
+                difference=mean, difference_ci95=[low, high],
                 won_where_baseline_lost=sum(d > 0 for d in diffs), lost_where_baseline_won=sum(d < 0 for d in diffs))
 
 
